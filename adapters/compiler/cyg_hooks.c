@@ -1,0 +1,74 @@
+/*
+ * The compiler adapter: gcc's and clang's -finstrument-functions hooks.
+ *
+ * Each hook gets the per-thread location, asks the location's small direct-mapped
+ * cache which region the function address is (a miss goes to the registry, which
+ * symbolizes and filters on first sight), and enters or leaves that region. A filtered
+ * function costs the cache probe on enter and on exit and nothing else. errno is
+ * preserved because the hooks run between arbitrary statements of the user's code.
+ */
+#include <errno.h>
+#include <stdint.h>
+
+#include "measurement/event.h"
+#include "measurement/location.h"
+#include "measurement/region.h"
+#include "util/compiler.h"
+
+HP_API void __cyg_profile_func_enter(void *fn, void *call_site);
+HP_API void __cyg_profile_func_exit(void *fn, void *call_site);
+
+static inline hp_cache_entry *cache_slot(hp_location *loc, uintptr_t addr)
+{
+    uint32_t i = (uint32_t)(((uint64_t)addr * 0x9E3779B97F4A7C15ull) >> 56);
+    return &loc->cache[i & (HP_REGION_CACHE_SIZE - 1)];
+}
+
+/* Region of addr via the registry (first sight symbolizes), remembered in the cache. */
+static HP_COLD hp_region *cache_fill(hp_location *loc, hp_cache_entry *e, uintptr_t addr)
+{
+    int saved = errno;
+    loc->busy = 1;
+    hp_region *r = hp_region_for_address(addr);
+    loc->busy = 0;
+    errno = saved;
+    if (r != NULL) {
+        e->addr = addr;
+        e->region = r;
+    }
+    return r;
+}
+
+static inline hp_region *region_of(hp_location *loc, uintptr_t addr)
+{
+    hp_cache_entry *e = cache_slot(loc, addr);
+    if (likely(e->addr == addr))
+        return e->region;
+    return cache_fill(loc, e, addr);
+}
+
+void __cyg_profile_func_enter(void *fn, void *call_site)
+{
+    (void)call_site;
+    hp_location *loc = hp_location_get();
+    if (unlikely(loc == NULL || loc->busy))
+        return;
+    uintptr_t addr = (uintptr_t)fn;
+    hp_region *r = region_of(loc, addr);
+    if (unlikely(r == NULL || r == HP_REGION_FILTERED))
+        return;
+    hp_event_enter(loc, r, addr);
+}
+
+void __cyg_profile_func_exit(void *fn, void *call_site)
+{
+    (void)call_site;
+    hp_location *loc = hp__tls_location;
+    if (unlikely(loc == NULL || loc->busy))
+        return;
+    uintptr_t addr = (uintptr_t)fn;
+    hp_region *r = region_of(loc, addr);
+    if (unlikely(r == NULL || r == HP_REGION_FILTERED))
+        return;
+    hp_event_exit(loc, addr);
+}

@@ -1,0 +1,67 @@
+/*
+ * hp-info: facts about this hpmeasure installation.
+ *
+ *   hp-info config-vars   every HP_* variable with its default and meaning
+ *   hp-info config        check the HP_* variables of this environment
+ *   hp-info version       the version
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "measurement/config.h"
+
+#ifndef HP_VERSION
+#define HP_VERSION "unknown"
+#endif
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: hp-info <command>\n\n"
+                 "commands:\n"
+                 "  config-vars   list every HP_* variable with its default and meaning\n"
+                 "  config        check the HP_* variables set now and print the effective "
+                 "configuration\n"
+                 "  version       print the version\n");
+}
+
+static const char *env_lookup(const char *name)
+{
+    return getenv(name);
+}
+
+static int check_config(void)
+{
+    char err[4096];
+    if (hp_config_load(env_lookup, err, sizeof(err)) < 0) {
+        fprintf(stderr, "hp-info: invalid configuration:\n%s", err);
+        return 1;
+    }
+    hp_config_print_effective(stdout);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (strcmp(argv[1], "config-vars") == 0) {
+        hp_config_print_help(stdout);
+        return 0;
+    }
+    if (strcmp(argv[1], "config") == 0)
+        return check_config();
+    if (strcmp(argv[1], "version") == 0 || strcmp(argv[1], "--version") == 0) {
+        printf("hpmeasure %s\n", HP_VERSION);
+        return 0;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    fprintf(stderr, "hp-info: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return 2;
+}

@@ -1,0 +1,270 @@
+/*
+ * The HP_* configuration variables: one table describes each variable, and everything
+ * else (parsing with validation, the help text of `hp-info config-vars`, the effective
+ * configuration written to hp.config) is driven by that table, so a new variable is one
+ * new row.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+hp_config hp_cfg;
+
+typedef enum var_type {
+    VAR_BOOL,
+    VAR_SIZE,
+    VAR_UINT,
+    VAR_STRING,
+    VAR_TIMER
+} var_type;
+
+typedef struct config_var {
+    const char *name;
+    var_type type;
+    const char *default_value;
+    size_t offset; /* into hp_config */
+    size_t size;   /* of the field, for strings */
+    const char *help;
+} config_var;
+
+#define FIELD(f) offsetof(hp_config, f), sizeof(((hp_config *)0)->f)
+
+static const config_var config_vars[] = {
+    { "HP_ENABLE_PROFILING", VAR_BOOL, "true", FIELD(enable_profiling),
+      "Write a call-path profile (profile.cubex, summary.txt)." },
+    { "HP_ENABLE_TRACING", VAR_BOOL, "false", FIELD(enable_tracing),
+      "Write an OTF2 trace (not available yet in this version)." },
+    { "HP_EXPERIMENT_DIRECTORY", VAR_STRING, "", FIELD(experiment_directory),
+      "Experiment directory; empty = hp-<exe>-<YYYYMMDD_HHMMSS>. An existing directory is "
+      "never overwritten: a suffix -1, -2, ... is added." },
+    { "HP_FILTERING_FILE", VAR_STRING, "", FIELD(filtering_file),
+      "Score-P-compatible filter file; empty = no filter." },
+    { "HP_TOTAL_MEMORY", VAR_SIZE, "16M", FIELD(total_memory),
+      "Measurement memory per process (K, M, G suffixes; at least 256K). When it is used up, "
+      "measurement stops growing and the output says so." },
+    { "HP_TIMER", VAR_TIMER, "tsc", FIELD(timer),
+      "Timer: tsc (the CPU's invariant time-stamp counter; falls back to monotonic when the "
+      "CPU has none) or monotonic (clock_gettime)." },
+    { "HP_SAMPLING_FREQUENCY", VAR_UINT, "0", FIELD(sampling_frequency),
+      "Sampling frequency in Hz, 0 = off (sampling is not available yet in this version)." },
+    { "HP_MPI_ENABLE_GROUPS", VAR_STRING, "default", FIELD(mpi_enable_groups),
+      "MPI function groups to measure (MPI adapter, not available yet)." },
+    { "HP_MPI_EXCLUDE", VAR_STRING, "", FIELD(mpi_exclude),
+      "MPI functions left unmeasured (MPI adapter, not available yet)." },
+    { "HP_METRIC_PAPI", VAR_STRING, "", FIELD(metric_papi),
+      "PAPI counters to record (not available yet)." },
+    { "HP_METRIC_PERF", VAR_STRING, "", FIELD(metric_perf),
+      "perf events to record (not available yet)." },
+    { "HP_METRIC_RUSAGE", VAR_STRING, "", FIELD(metric_rusage),
+      "getrusage fields to record (not available yet)." },
+    { "HP_VERBOSE", VAR_UINT, "0", FIELD(verbose),
+      "Diagnostic output on stderr: 0 = warnings only, 1 = also what is written where, 2 = more." },
+};
+
+#define NVARS (sizeof(config_vars) / sizeof(config_vars[0]))
+
+int hp_config_parse_bool(const char *s, bool *out)
+{
+    static const char *const yes[] = { "true", "yes", "1", "on" };
+    static const char *const no[] = { "false", "no", "0", "off" };
+    for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+        if (strcasecmp(s, yes[i]) == 0) {
+            *out = true;
+            return 0;
+        }
+        if (strcasecmp(s, no[i]) == 0) {
+            *out = false;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+int hp_config_parse_uint(const char *s, uint64_t *out)
+{
+    if (!isdigit((unsigned char)s[0]))
+        return -1;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno != 0 || *end != '\0')
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int hp_config_parse_size(const char *s, uint64_t *out)
+{
+    if (!isdigit((unsigned char)s[0]))
+        return -1;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno != 0)
+        return -1;
+    unsigned shift = 0;
+    switch (toupper((unsigned char)*end)) {
+    case '\0': break;
+    case 'K': shift = 10; end++; break;
+    case 'M': shift = 20; end++; break;
+    case 'G': shift = 30; end++; break;
+    default: return -1;
+    }
+    if (*end == 'B' || *end == 'b') /* accept "16MB" as well as "16M" */
+        end++;
+    if (*end != '\0' || (shift && v > (UINT64_MAX >> shift)))
+        return -1;
+    *out = (uint64_t)v << shift;
+    return 0;
+}
+
+static const char *accepted_forms(var_type type)
+{
+    switch (type) {
+    case VAR_BOOL: return "true, false, yes, no, 1, 0";
+    case VAR_SIZE: return "a byte count with optional K, M or G suffix, e.g. 16M";
+    case VAR_UINT: return "a non-negative whole number";
+    case VAR_TIMER: return "tsc or monotonic";
+    case VAR_STRING: return "any text";
+    }
+    return "";
+}
+
+static int parse_timer(const char *s, hp_timer_kind *out)
+{
+    if (strcasecmp(s, "tsc") == 0)
+        *out = HP_TIMER_TSC;
+    else if (strcasecmp(s, "monotonic") == 0)
+        *out = HP_TIMER_MONOTONIC;
+    else
+        return -1;
+    return 0;
+}
+
+/* Stores the parsed value of one variable into hp_cfg. Returns 0 or -1. */
+static int store_value(const config_var *v, const char *s)
+{
+    char *field = (char *)&hp_cfg + v->offset;
+    uint64_t u;
+    switch (v->type) {
+    case VAR_BOOL:
+        return hp_config_parse_bool(s, (bool *)field);
+    case VAR_SIZE:
+        if (hp_config_parse_size(s, &u) < 0)
+            return -1;
+        *(uint64_t *)field = u;
+        return 0;
+    case VAR_UINT:
+        if (hp_config_parse_uint(s, &u) < 0)
+            return -1;
+        if (v->size == sizeof(int)) {
+            if (u > 1000000)
+                return -1;
+            *(int *)field = (int)u;
+        } else {
+            *(uint64_t *)field = u;
+        }
+        return 0;
+    case VAR_TIMER:
+        return parse_timer(s, (hp_timer_kind *)field);
+    case VAR_STRING:
+        if (strlen(s) >= v->size)
+            return -1;
+        strcpy(field, s);
+        return 0;
+    }
+    return -1;
+}
+
+/* Range checks that depend on the meaning, not the type. */
+static const char *check_range(const config_var *v)
+{
+    if (strcmp(v->name, "HP_TOTAL_MEMORY") == 0 && hp_cfg.total_memory < 256 * 1024)
+        return "at least 256K";
+    if (strcmp(v->name, "HP_SAMPLING_FREQUENCY") == 0 && hp_cfg.sampling_frequency > 100000)
+        return "0 (off) up to 100000 Hz";
+    return NULL;
+}
+
+static void append(char *err, size_t errlen, const char *fmt, ...)
+{
+    size_t used = strlen(err);
+    if (used >= errlen)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err + used, errlen - used, fmt, ap);
+    va_end(ap);
+}
+
+int hp_config_load(const char *(*getenv_fn)(const char *), char *err, size_t errlen)
+{
+    int bad = 0;
+    if (errlen)
+        err[0] = '\0';
+    memset(&hp_cfg, 0, sizeof(hp_cfg));
+    for (size_t i = 0; i < NVARS; i++) {
+        const config_var *v = &config_vars[i];
+        store_value(v, v->default_value); /* defaults always parse */
+        const char *s = getenv_fn(v->name);
+        if (s == NULL)
+            continue;
+        const char *range = NULL;
+        if (store_value(v, s) < 0) {
+            if (v->type == VAR_STRING)
+                append(err, errlen, "%s='%.60s...' is too long: at most %zu characters\n",
+                       v->name, s, v->size - 1);
+            else
+                append(err, errlen, "%s='%s' is not valid: expected %s\n", v->name, s,
+                       accepted_forms(v->type));
+            bad = 1;
+        } else if ((range = check_range(v)) != NULL) {
+            append(err, errlen, "%s='%s' is out of range: expected %s\n", v->name, s, range);
+            bad = 1;
+        }
+    }
+    return bad ? -1 : 0;
+}
+
+void hp_config_print_help(FILE *out)
+{
+    for (size_t i = 0; i < NVARS; i++) {
+        const config_var *v = &config_vars[i];
+        fprintf(out, "%s\n  Type:    %s\n  Default: %s\n  %s\n\n", v->name,
+                accepted_forms(v->type), v->default_value[0] ? v->default_value : "(empty)",
+                v->help);
+    }
+}
+
+static void print_value(FILE *out, const config_var *v)
+{
+    const char *field = (const char *)&hp_cfg + v->offset;
+    switch (v->type) {
+    case VAR_BOOL: fputs(*(const bool *)field ? "true" : "false", out); break;
+    case VAR_SIZE:
+    case VAR_UINT:
+        if (v->size == sizeof(int))
+            fprintf(out, "%d", *(const int *)field);
+        else
+            fprintf(out, "%llu", (unsigned long long)*(const uint64_t *)field);
+        break;
+    case VAR_TIMER:
+        fputs(*(const hp_timer_kind *)field == HP_TIMER_TSC ? "tsc" : "monotonic", out);
+        break;
+    case VAR_STRING: fputs(field, out); break;
+    }
+}
+
+void hp_config_print_effective(FILE *out)
+{
+    for (size_t i = 0; i < NVARS; i++) {
+        fprintf(out, "%s=", config_vars[i].name);
+        print_value(out, &config_vars[i]);
+        fputc('\n', out);
+    }
+}

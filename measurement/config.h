@@ -1,0 +1,57 @@
+/*
+ * Configuration: the HP_* environment variables, read once at start-up.
+ *
+ * Every variable is described once, in the table in config.c (name, type, default,
+ * meaning); parsing, validation, `hp-info config-vars` and the experiment's hp.config are
+ * all generated from that table. A bad value is reported with the variable, the value and
+ * the accepted forms; the caller then stops the program before anything is measured.
+ */
+#ifndef HP_MEASUREMENT_CONFIG_H
+#define HP_MEASUREMENT_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef enum hp_timer_kind {
+    HP_TIMER_TSC,
+    HP_TIMER_MONOTONIC
+} hp_timer_kind;
+
+typedef struct hp_config {
+    bool enable_profiling;
+    bool enable_tracing;
+    char experiment_directory[4096]; /* "" = default name */
+    char filtering_file[4096];       /* "" = no filter */
+    uint64_t total_memory;           /* bytes */
+    hp_timer_kind timer;
+    uint64_t sampling_frequency;     /* Hz, 0 = off */
+    char mpi_enable_groups[512];
+    char mpi_exclude[2048];
+    char metric_papi[1024];
+    char metric_perf[1024];
+    char metric_rusage[1024];
+    int verbose;
+} hp_config;
+
+/* The configuration in force (valid after hp_config_load succeeded). */
+extern hp_config hp_cfg;
+
+/* Reads every HP_* variable into hp_cfg. Returns 0, or -1 after writing one message per
+ * bad value (variable, value, accepted forms) into err. getenv_fn is getenv normally; tests
+ * pass their own. */
+int hp_config_load(const char *(*getenv_fn)(const char *), char *err, size_t errlen);
+
+/* Prints every variable with its type, default and meaning (hp-info config-vars). */
+void hp_config_print_help(FILE *out);
+
+/* Prints the effective configuration as NAME=value lines (the experiment's hp.config). */
+void hp_config_print_effective(FILE *out);
+
+/* Parsers, exposed for unit tests. Each returns 0 or -1. */
+int hp_config_parse_bool(const char *s, bool *out);
+int hp_config_parse_size(const char *s, uint64_t *out);
+int hp_config_parse_uint(const char *s, uint64_t *out);
+
+#endif

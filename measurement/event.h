@@ -1,0 +1,66 @@
+/*
+ * Entering and leaving regions: the hot path shared by every adapter.
+ *
+ * Enter pushes a frame and counts a visit; exit pops it and adds the elapsed ticks.
+ * The timestamp is read last on enter and first on exit, so the core's own work falls
+ * outside the measured interval as far as possible. No locks, no allocation except
+ * budget pages on the rare first entry of a new call path, no system calls.
+ */
+#ifndef HP_MEASUREMENT_EVENT_H
+#define HP_MEASUREMENT_EVENT_H
+
+#include "location.h"
+#include "timer.h"
+
+/* Exit handling that does not match the innermost frame (cold). */
+void hp__event_exit_mismatch(hp_location *loc, uintptr_t addr, uint64_t now);
+
+static inline void hp_event_enter(hp_location *loc, hp_region *r, uintptr_t addr)
+{
+    hp_frame *f = loc->sp;
+    if (unlikely(f == loc->stack_limit)) {
+        f = hp__location_stack_grow(loc);
+        if (f == NULL) {
+            loc->dropped_depth++;
+            loc->dropped_visits++;
+            return;
+        }
+    }
+    hp_cct_node *parent = loc->current;
+    hp_cct_node *node = parent != NULL ? hp_cct_child(&loc->cct, parent, r) : NULL;
+    if (likely(node != NULL))
+        node->visits++;
+    else
+        loc->dropped_visits++;
+    f->addr = addr;
+    f->node = node;
+    f->parent = parent;
+    loc->current = node;
+    loc->sp = f + 1;
+    if (unlikely(++loc->depth > loc->max_depth))
+        loc->max_depth = loc->depth;
+    f->start = hp_timer_now();
+}
+
+/* Pops the innermost frame, which the caller has checked exists. */
+static inline void hp_event_pop(hp_location *loc, uint64_t now)
+{
+    hp_frame *f = --loc->sp;
+    loc->depth--;
+    if (likely(f->node != NULL))
+        hp_cct_visit_end(f->node, now - f->start);
+    loc->current = f->parent;
+    if (unlikely(loc->sp == loc->stack_base) && loc->depth > 0)
+        hp__location_stack_shrink(loc);
+}
+
+static inline void hp_event_exit(hp_location *loc, uintptr_t addr)
+{
+    uint64_t now = hp_timer_now();
+    if (likely(loc->depth > 0 && loc->sp[-1].addr == addr && loc->dropped_depth == 0))
+        hp_event_pop(loc, now);
+    else
+        hp__event_exit_mismatch(loc, addr, now);
+}
+
+#endif

@@ -1,0 +1,190 @@
+/*
+ * Writing the experiment directory at the end of a run. Every failure here is reported
+ * on stderr and the rest is still written: a profile that cannot be written must not
+ * cost the summary, and nothing here may crash the program at exit.
+ */
+#include "experiment.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "cube_writer.h"
+#include "location.h"
+#include "memory.h"
+#include "profile_build.h"
+#include "region.h"
+#include "summary.h"
+#include "timer.h"
+
+#ifndef HP_VERSION
+#define HP_VERSION "0.0.0"
+#endif
+
+enum { MAX_NOTES = 8, PATH_SIZE = 8192 };
+
+const char *hp_experiment_program_name(void)
+{
+    static char name[256];
+    if (name[0] == '\0') {
+        char path[4096];
+        ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+        const char *base = "program";
+        if (n > 0) {
+            path[n] = '\0';
+            base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+        }
+        if (snprintf(name, sizeof(name), "%s", base) >= (int)sizeof(name))
+            name[sizeof(name) - 1] = '\0';
+    }
+    return name;
+}
+
+/* Creates the directory: the configured or default name, with -1, -2, ... appended
+ * when it exists already. Returns 0 and the name in dir, or -1. */
+static int create_directory(time_t start, char *dir, size_t size)
+{
+    char base[4096];
+    if (hp_cfg.experiment_directory[0] != '\0') {
+        snprintf(base, sizeof(base), "%s", hp_cfg.experiment_directory);
+    } else {
+        char stamp[32];
+        struct tm tm;
+        localtime_r(&start, &tm);
+        strftime(stamp, sizeof(stamp), "%Y%m%d_%H%M%S", &tm);
+        snprintf(base, sizeof(base), "hp-%s-%s", hp_experiment_program_name(), stamp);
+    }
+    for (int i = 0; i < 1000; i++) {
+        int n = i == 0 ? snprintf(dir, size, "%s", base)
+                       : snprintf(dir, size, "%s-%d", base, i);
+        if (n >= (int)size) {
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+        if (mkdir(dir, 0777) == 0) {
+            if (i > 0)
+                fprintf(stderr, "hpmeasure: %s exists already; writing to %s instead\n",
+                        base, dir);
+            return 0;
+        }
+        if (errno != EEXIST)
+            return -1;
+    }
+    errno = EEXIST;
+    return -1;
+}
+
+/* Collects lines about degraded measurement for summary.txt and stderr. */
+static size_t collect_notes(char notes[][256], const hp_profile *p)
+{
+    uint64_t dropped = 0, mismatched = 0, unmatched = 0, lost_nodes = 0;
+    for (hp_location *l = hp_location_list(); l != NULL; l = l->next) {
+        dropped += l->dropped_visits;
+        mismatched += l->mismatched_exits;
+        unmatched += l->unmatched_exits;
+        lost_nodes += l->cct.lost_nodes;
+    }
+    hp_memory_stats m;
+    hp_memory_get_stats(&m);
+    size_t n = 0;
+    if (m.failed_requests > 0)
+        snprintf(notes[n++], 256, "HP_TOTAL_MEMORY (%llu bytes) was used up: %llu visits "
+                 "and %llu call paths were not recorded; raise HP_TOTAL_MEMORY",
+                 (unsigned long long)m.total, (unsigned long long)dropped,
+                 (unsigned long long)lost_nodes);
+    if (mismatched > 0)
+        snprintf(notes[n++], 256, "%llu regions were closed by the exit of an outer "
+                 "function (longjmp, exceptions or cancelled threads)",
+                 (unsigned long long)mismatched);
+    if (unmatched > 0)
+        snprintf(notes[n++], 256, "%llu function exits matched no entered function "
+                 "and were ignored", (unsigned long long)unmatched);
+    if (hp_region_unknown_count() > 0)
+        snprintf(notes[n++], 256, "%llu functions had no symbol and are named "
+                 "UNKNOWN@<address>", (unsigned long long)hp_region_unknown_count());
+    (void)p;
+    return n;
+}
+
+/* Opens dir/name for writing; path receives the full name for messages. */
+static FILE *open_in_directory(const char *dir, const char *name, char *path, size_t size)
+{
+    if (snprintf(path, size, "%s/%s", dir, name) >= (int)size) {
+        errno = ENAMETOOLONG;
+        return NULL;
+    }
+    return fopen(path, "w");
+}
+
+static void write_config(const char *dir)
+{
+    char path[PATH_SIZE];
+    FILE *f = open_in_directory(dir, "hp.config", path, sizeof(path));
+    if (f == NULL) {
+        fprintf(stderr, "hpmeasure: cannot write %s: %s\n", path, strerror(errno));
+        return;
+    }
+    hp_config_print_effective(f);
+    if (fclose(f) != 0)
+        fprintf(stderr, "hpmeasure: cannot write %s: %s\n", path, strerror(errno));
+}
+
+static void write_summary(const char *dir, const hp_profile *p, char notes[][256],
+                          size_t nnotes)
+{
+    const char *lines[MAX_NOTES + 1];
+    for (size_t i = 0; i < nnotes; i++)
+        lines[i] = notes[i];
+    lines[nnotes] = NULL;
+    hp_summary_notes sn = { hp_experiment_program_name(), hp_timer_name(), lines };
+    char path[PATH_SIZE];
+    FILE *f = open_in_directory(dir, "summary.txt", path, sizeof(path));
+    int rc = f != NULL ? hp_summary_write(f, p, &sn) : -1;
+    if (f != NULL && fclose(f) != 0)
+        rc = -1;
+    if (rc < 0)
+        fprintf(stderr, "hpmeasure: cannot write %s: %s\n", path, strerror(errno));
+}
+
+static void write_cube(const char *dir, const hp_profile *p)
+{
+    char path[PATH_SIZE], err[512];
+    if (snprintf(path, sizeof(path), "%s/profile.cubex", dir) >= (int)sizeof(path))
+        fprintf(stderr, "hpmeasure: experiment directory name too long: %s\n", dir);
+    else if (hp_cube_write(p, path, err, sizeof(err)) < 0)
+        fprintf(stderr, "hpmeasure: %s\n", err);
+}
+
+void hp_experiment_write(time_t start)
+{
+    char host[256] = "localhost";
+    gethostname(host, sizeof(host) - 1);
+    hp_profile_data d;
+    if (hp_profile_build(&d, hp_location_list(), hp_timer_ticks_per_second(), host,
+                         "hpmeasure " HP_VERSION) < 0) {
+        fprintf(stderr, "hpmeasure: out of memory while building the profile; "
+                        "nothing written\n");
+        return;
+    }
+    char dir[PATH_SIZE / 2];
+    if (create_directory(start, dir, sizeof(dir)) < 0) {
+        fprintf(stderr, "hpmeasure: cannot create the experiment directory %s: %s\n",
+                dir, strerror(errno));
+        hp_profile_data_release(&d);
+        return;
+    }
+    char notes[MAX_NOTES][256];
+    size_t nnotes = collect_notes(notes, &d.profile);
+    write_cube(dir, &d.profile);
+    write_summary(dir, &d.profile, notes, nnotes);
+    write_config(dir);
+    for (size_t i = 0; i < nnotes; i++)
+        fprintf(stderr, "hpmeasure: %s\n", notes[i]);
+    if (hp_cfg.verbose > 0)
+        fprintf(stderr, "hpmeasure: experiment written to %s\n", dir);
+    hp_profile_data_release(&d);
+}

@@ -1,0 +1,107 @@
+/*
+ * Locations: the per-thread measurement state. A location is created on its thread's
+ * first event and holds everything the hot path touches: a shadow stack of open
+ * regions, the calling-context tree, a small direct-mapped cache of address -> region,
+ * and its own arena of budget memory. Only its thread writes it; finalize reads it
+ * after measurement stopped.
+ *
+ * The thread-local pointer uses the initial-exec TLS model so that the hot path reads
+ * it with one %fs-relative load instead of calling __tls_get_addr.
+ */
+#ifndef HP_MEASUREMENT_LOCATION_H
+#define HP_MEASUREMENT_LOCATION_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cct.h"
+#include "memory.h"
+#include "region.h"
+#include "util/compiler.h"
+
+typedef struct hp_frame {
+    uintptr_t addr;       /* code address of the function (compiler adapter) */
+    hp_cct_node *node;    /* NULL when the node could not be created (budget) */
+    hp_cct_node *parent;  /* the current node before this frame was pushed */
+    uint64_t start;       /* timer ticks at enter */
+} hp_frame;
+
+/* The shadow stack lives in chunks of budget pages, linked both ways, so depth is only
+ * limited by the budget (recursion 10,000 deep is 320 KiB). */
+typedef struct hp_stack_chunk {
+    struct hp_stack_chunk *prev;
+    struct hp_stack_chunk *next;
+    hp_frame *base;
+    hp_frame *limit;
+} hp_stack_chunk;
+
+enum { HP_REGION_CACHE_SIZE = 256 };
+
+typedef struct hp_cache_entry {
+    uintptr_t addr;
+    hp_region *region;
+} hp_cache_entry;
+
+typedef struct hp_location {
+    /* hot: touched by every enter/exit */
+    volatile sig_atomic_t busy; /* inside the core, or measurement stopped: ignore events */
+    hp_frame *sp;               /* next free frame */
+    hp_frame *stack_base;       /* first frame of the current chunk */
+    hp_frame *stack_limit;      /* one past the last frame of the current chunk */
+    hp_cct_node *current;       /* node of the innermost open region */
+    hp_cct cct;
+    uint64_t dropped_depth;     /* enters not pushed (budget), to be matched by exits */
+    hp_cache_entry cache[HP_REGION_CACHE_SIZE];
+
+    /* cold */
+    uint32_t id;                /* thread number in this process, 0 = master */
+    bool ended;                 /* its thread has exited */
+    uint64_t start_time;
+    uint64_t end_time;
+    uint64_t depth;             /* open frames */
+    uint64_t max_depth;
+    uint64_t mismatched_exits;  /* exits that did not match the innermost frame */
+    uint64_t unmatched_exits;   /* exits of functions not on the stack at all */
+    uint64_t dropped_visits;    /* visits lost because the budget was used up */
+    hp_stack_chunk *chunk;
+    hp_arena arena;
+    struct hp_location *next;   /* list of all locations */
+} hp_location;
+
+extern _Thread_local hp_location *hp__tls_location __attribute__((tls_model("initial-exec")));
+
+/* The calling thread's location, created when this is its first event. NULL while
+ * measurement is not running (before start-up, after finalize, disabled) or when the
+ * budget is used up. */
+hp_location *hp__location_attach(void);
+
+static inline hp_location *hp_location_get(void)
+{
+    hp_location *loc = hp__tls_location;
+    if (unlikely(loc == NULL))
+        loc = hp__location_attach();
+    return loc;
+}
+
+/* Frames beyond the current chunk: moves to the next chunk (allocating it on first
+ * use). Returns the frame to fill or NULL when the budget is used up. */
+hp_frame *hp__location_stack_grow(hp_location *loc);
+/* Called when sp reached the base of a chunk that is not the first: moves back. */
+void hp__location_stack_shrink(hp_location *loc);
+
+/* Closes every open frame of loc at time `now` (exit from deep inside, thread end,
+ * finalize) and records the end time. */
+void hp_location_close(hp_location *loc, uint64_t now);
+
+/* Stops measurement on every location (busy = 1) and returns the list head. */
+hp_location *hp_location_stop_all(void);
+
+/* All locations, in creation order of their ids (list head = newest). */
+hp_location *hp_location_list(void);
+uint32_t hp_location_count(void);
+
+/* Set up by measurement start-up: the program root region every tree hangs below. */
+void hp_location_set_root_region(hp_region *root);
+
+#endif

@@ -1,0 +1,101 @@
+/*
+ * The unified profile: what finalize hands to the writers (Cube4, summary.txt).
+ *
+ * It is a plain, flat description of one experiment after the call trees of all
+ * locations (threads, later ranks) have been merged: region definitions, one call tree
+ * whose nodes are numbered in depth-first pre-order, the system tree, and a set of
+ * metrics with one value per (call-tree node, location). Writers only read it; they never
+ * see raw events or per-thread structures.
+ *
+ * Invariants (the builder guarantees them, writers may rely on them):
+ *  - cnodes[0] is the single root (parent == HP_PROFILE_NO_PARENT); for every other
+ *    node parent < its own index, and nodes are in depth-first pre-order: the children of
+ *    a node follow it, each child's subtree contiguous, children in increasing index;
+ *  - every cnode's region < nregions;
+ *  - locations are numbered 0..nlocations-1 in the order processes then threads, each
+ *    location's process < nprocesses, each process's node < nnodes;
+ *  - a metric's values are stored row-major: values[cnode * nlocations + location];
+ *    an INCLUSIVE metric stores inclusive values (subtree included), an EXCLUSIVE metric
+ *    exclusive ones.
+ */
+#ifndef HP_MEASUREMENT_PROFILE_H
+#define HP_MEASUREMENT_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define HP_PROFILE_NO_PARENT UINT32_MAX
+
+typedef struct hp_profile_region {
+    const char *name;         /* displayed (demangled) name */
+    const char *mangled_name; /* equal to name when there is no other */
+    const char *file;         /* source file, "" when unknown */
+    int begin_line;           /* -1 when unknown */
+    int end_line;             /* -1 when unknown */
+    const char *paradigm;     /* Cube paradigm: "compiler", "user", "mpi", "measurement" */
+    const char *role;         /* Cube role: "function", "artificial", ... */
+} hp_profile_region;
+
+typedef struct hp_profile_cnode {
+    uint32_t parent; /* HP_PROFILE_NO_PARENT for the root */
+    uint32_t region;
+} hp_profile_cnode;
+
+typedef struct hp_profile_node {
+    const char *name; /* host name */
+} hp_profile_node;
+
+typedef struct hp_profile_process {
+    int rank;      /* MPI rank, 0 without MPI */
+    uint32_t node; /* index into nodes */
+} hp_profile_process;
+
+typedef struct hp_profile_location {
+    const char *name; /* "Master thread", "Pthread 1", ... */
+    int thread;       /* thread number within its process, 0 = master */
+    uint32_t process; /* index into processes */
+} hp_profile_location;
+
+typedef enum hp_metric_dtype {
+    HP_DTYPE_UINT64,    /* uint64_t values */
+    HP_DTYPE_DOUBLE,    /* double values */
+    HP_DTYPE_MINDOUBLE, /* double values aggregated with min */
+    HP_DTYPE_MAXDOUBLE  /* double values aggregated with max */
+} hp_metric_dtype;
+
+typedef enum hp_metric_kind {
+    HP_METRIC_EXCLUSIVE,
+    HP_METRIC_INCLUSIVE
+} hp_metric_kind;
+
+typedef struct hp_profile_metric {
+    const char *uniq_name; /* "time", "visits", ... ([A-Za-z0-9_]) */
+    const char *disp_name; /* "Time", "Visits", ... */
+    const char *uom;       /* "sec", "occ", "bytes" */
+    const char *descr;
+    hp_metric_dtype dtype;
+    hp_metric_kind kind;
+    const void *values; /* ncnodes * nlocations values of dtype, row-major */
+} hp_profile_metric;
+
+typedef struct hp_profile {
+    const char *creator;      /* e.g. "hpmeasure 0.1.0" */
+    const char *machine_name; /* system tree root, e.g. "Linux" */
+
+    const hp_profile_region *regions;
+    size_t nregions;
+    const hp_profile_cnode *cnodes;
+    size_t ncnodes;
+
+    const hp_profile_node *nodes;
+    size_t nnodes;
+    const hp_profile_process *processes;
+    size_t nprocesses;
+    const hp_profile_location *locations;
+    size_t nlocations;
+
+    const hp_profile_metric *metrics;
+    size_t nmetrics;
+} hp_profile;
+
+#endif

@@ -1,0 +1,36 @@
+/*
+ * Builds the unified profile (profile.h) of this process from the call trees of all
+ * its locations: the trees are merged by call path into one tree, numbered in
+ * depth-first pre-order with children in order of first appearance, and every metric
+ * gets one value per (call path, location), zero where a location never took that path.
+ */
+#ifndef HP_MEASUREMENT_PROFILE_BUILD_H
+#define HP_MEASUREMENT_PROFILE_BUILD_H
+
+#include "location.h"
+#include "profile.h"
+
+/* The profile plus the storage behind it. */
+typedef struct hp_profile_data {
+    hp_profile profile;
+    hp_profile_region *regions;
+    hp_profile_cnode *cnodes;
+    hp_profile_node node;
+    hp_profile_process process;
+    hp_profile_location *locations;
+    char (*location_names)[32];
+    hp_profile_metric metrics[4];
+    uint64_t *visits;
+    double *time;
+    double *min_time;
+    double *max_time;
+} hp_profile_data;
+
+/* Builds the profile of the locations in list (any order; they are ordered by id).
+ * ticks_per_second converts timer ticks. Returns 0, or -1 when memory ran out. */
+int hp_profile_build(hp_profile_data *d, hp_location *list, double ticks_per_second,
+                     const char *host_name, const char *creator);
+
+void hp_profile_data_release(hp_profile_data *d);
+
+#endif

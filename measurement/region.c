@@ -1,0 +1,221 @@
+/*
+ * Region registry: definitions in an array indexed by id, and an address -> region hash
+ * table (open addressing, linear probing) for the compiler adapter.
+ *
+ * Writers (first sight of an address, definitions) hold registry_lock. Readers probe the
+ * table without a lock: a slot's value is stored before its key is published with a
+ * release store, and a full table is replaced by a larger copy, never rehashed in place,
+ * so a reader holding the old table still sees a consistent (if incomplete) table and
+ * falls back to the locked path on a miss. Old tables are not freed: they come from the
+ * budget, which is never returned anyway.
+ */
+#include "region.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "filter.h"
+#include "memory.h"
+#include "symbols.h"
+
+typedef struct addr_slot {
+    _Atomic uintptr_t key; /* 0 = empty */
+    hp_region *value;
+} addr_slot;
+
+typedef struct addr_table {
+    uint32_t mask; /* capacity - 1, capacity a power of two */
+    uint32_t used;
+    addr_slot slots[];
+} addr_table;
+
+enum { INITIAL_TABLE_CAPACITY = 1024, INITIAL_REGION_CAPACITY = 256 };
+
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic(addr_table *) table;
+static hp_region **regions;
+static uint32_t region_capacity;
+static _Atomic uint32_t region_count;
+static hp_arena registry_arena;
+static const hp_filter *region_filter;
+static int symbols_state; /* 0 = not started, 1 = ready, -1 = failed */
+static uint64_t unknown_count;
+
+static inline uint32_t addr_hash(uintptr_t addr)
+{
+    return (uint32_t)(((uint64_t)addr * 0x9E3779B97F4A7C15ull) >> 32);
+}
+
+static addr_table *table_new(uint32_t capacity)
+{
+    addr_table *t = hp_memory_pages(sizeof(addr_table) + capacity * sizeof(addr_slot));
+    if (t != NULL)
+        t->mask = capacity - 1;
+    return t;
+}
+
+int hp_region_init(const hp_filter *filter)
+{
+    region_filter = filter;
+    addr_table *t = table_new(INITIAL_TABLE_CAPACITY);
+    regions = hp_memory_pages(INITIAL_REGION_CAPACITY * sizeof(hp_region *));
+    if (t == NULL || regions == NULL)
+        return -1;
+    region_capacity = INITIAL_REGION_CAPACITY;
+    atomic_store(&table, t);
+    return 0;
+}
+
+hp_region *hp_region_find(uintptr_t addr)
+{
+    addr_table *t = atomic_load_explicit(&table, memory_order_acquire);
+    if (t == NULL)
+        return NULL;
+    for (uint32_t i = addr_hash(addr) & t->mask;; i = (i + 1) & t->mask) {
+        uintptr_t k = atomic_load_explicit(&t->slots[i].key, memory_order_acquire);
+        if (k == addr)
+            return t->slots[i].value;
+        if (k == 0)
+            return NULL;
+    }
+}
+
+/* Inserts into t, which has room (caller holds the lock). */
+static void table_insert(addr_table *t, uintptr_t addr, hp_region *r)
+{
+    uint32_t i = addr_hash(addr) & t->mask;
+    while (atomic_load_explicit(&t->slots[i].key, memory_order_relaxed) != 0)
+        i = (i + 1) & t->mask;
+    t->slots[i].value = r;
+    atomic_store_explicit(&t->slots[i].key, addr, memory_order_release);
+    t->used++;
+}
+
+/* Makes room for one more entry, replacing the table by a copy twice its size when it
+ * is half full. Returns -1 when the budget is used up. */
+static int table_reserve(void)
+{
+    addr_table *t = atomic_load_explicit(&table, memory_order_relaxed);
+    if ((t->used + 1) * 2 <= t->mask + 1)
+        return 0;
+    addr_table *bigger = table_new((t->mask + 1) * 2);
+    if (bigger == NULL)
+        return -1;
+    for (uint32_t i = 0; i <= t->mask; i++) {
+        uintptr_t k = atomic_load_explicit(&t->slots[i].key, memory_order_relaxed);
+        if (k != 0)
+            table_insert(bigger, k, t->slots[i].value);
+    }
+    atomic_store_explicit(&table, bigger, memory_order_release);
+    return 0;
+}
+
+/* Appends r to the id array (caller holds the lock). */
+static int regions_append(hp_region *r)
+{
+    uint32_t n = atomic_load_explicit(&region_count, memory_order_relaxed);
+    if (n == region_capacity) {
+        hp_region **bigger = hp_memory_pages(2 * region_capacity * sizeof(hp_region *));
+        if (bigger == NULL)
+            return -1;
+        memcpy(bigger, regions, region_capacity * sizeof(hp_region *));
+        regions = bigger;
+        region_capacity *= 2;
+    }
+    r->id = n;
+    regions[n] = r;
+    atomic_store_explicit(&region_count, n + 1, memory_order_release);
+    return 0;
+}
+
+static hp_region *region_new(const char *name, const char *mangled, const char *file,
+                             int line, hp_paradigm paradigm, hp_role role)
+{
+    hp_region *r = hp_arena_alloc(&registry_arena, sizeof(*r));
+    if (r == NULL)
+        return NULL;
+    r->name = hp_arena_strdup(&registry_arena, name);
+    r->mangled = strcmp(mangled, name) == 0 ? r->name
+                                            : hp_arena_strdup(&registry_arena, mangled);
+    r->file = hp_arena_strdup(&registry_arena, file);
+    if (r->name == NULL || r->mangled == NULL || r->file == NULL)
+        return NULL;
+    r->line = line;
+    r->paradigm = paradigm;
+    r->role = role;
+    return regions_append(r) == 0 ? r : NULL;
+}
+
+hp_region *hp_region_define(const char *name, const char *file, int line,
+                            hp_paradigm paradigm, hp_role role)
+{
+    pthread_mutex_lock(&registry_lock);
+    hp_region *r = region_new(name, name, file, line, paradigm, role);
+    pthread_mutex_unlock(&registry_lock);
+    return r;
+}
+
+/* Symbolizes addr and applies the filter (caller holds the lock). */
+static hp_region *resolve_address(uintptr_t addr)
+{
+    if (symbols_state == 0)
+        symbols_state = hp_symbols_init() == 0 ? 1 : -1;
+    hp_symbol sym;
+    if (symbols_state < 0 || hp_symbols_lookup(addr, &sym) < 0) {
+        char name[64];
+        snprintf(name, sizeof(name), "UNKNOWN@0x%lx", (unsigned long)addr);
+        unknown_count++;
+        return region_new(name, name, "", -1, HP_PARADIGM_COMPILER, HP_ROLE_FUNCTION);
+    }
+    if (region_filter != NULL && hp_filter_excludes(region_filter, sym.file, sym.name,
+                                                    sym.mangled))
+        return HP_REGION_FILTERED;
+    return region_new(sym.name, sym.mangled, sym.file, sym.line, HP_PARADIGM_COMPILER,
+                      HP_ROLE_FUNCTION);
+}
+
+hp_region *hp_region_for_address(uintptr_t addr)
+{
+    hp_region *r = hp_region_find(addr);
+    if (r != NULL || hp_memory_exhausted())
+        return r; /* no new regions without budget: do not symbolize in vain */
+    pthread_mutex_lock(&registry_lock);
+    r = hp_region_find(addr); /* another thread may have been first */
+    if (r == NULL && table_reserve() == 0) {
+        r = resolve_address(addr);
+        if (r != NULL && r != HP_REGION_FILTERED)
+            r->addr = addr;
+        if (r != NULL)
+            table_insert(atomic_load_explicit(&table, memory_order_relaxed), addr, r);
+    }
+    pthread_mutex_unlock(&registry_lock);
+    return r;
+}
+
+uint32_t hp_region_count(void)
+{
+    return atomic_load_explicit(&region_count, memory_order_acquire);
+}
+
+hp_region *hp_region_at(uint32_t id)
+{
+    return regions[id];
+}
+
+uint64_t hp_region_unknown_count(void)
+{
+    return unknown_count;
+}
+
+const char *hp_paradigm_name(hp_paradigm p)
+{
+    static const char *const names[] = { "measurement", "compiler", "user", "mpi" };
+    return names[p];
+}
+
+const char *hp_role_name(hp_role r)
+{
+    return r == HP_ROLE_ARTIFICIAL ? "artificial" : "function";
+}

@@ -1,0 +1,73 @@
+/*
+ * The region registry: one definition per measured code region (an instrumented
+ * function, later an MPI function or a user region), keyed by code address for the
+ * compiler adapter.
+ *
+ * The first sight of an address resolves it (name, mangled name, file:line through
+ * symbols.c) and applies the filter; that cold path takes a mutex. Lookups of known
+ * addresses read a lock-free hash table that is only ever replaced by a larger copy,
+ * never changed in place under a reader, so a reader needs no lock. Filtered addresses
+ * are recorded too, as HP_REGION_FILTERED, so a filtered call costs a lookup, not a
+ * symbolization.
+ */
+#ifndef HP_MEASUREMENT_REGION_H
+#define HP_MEASUREMENT_REGION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum hp_paradigm {
+    HP_PARADIGM_MEASUREMENT,
+    HP_PARADIGM_COMPILER,
+    HP_PARADIGM_USER,
+    HP_PARADIGM_MPI
+} hp_paradigm;
+
+typedef enum hp_role {
+    HP_ROLE_FUNCTION,
+    HP_ROLE_ARTIFICIAL
+} hp_role;
+
+typedef struct hp_region {
+    uint32_t id;    /* dense, in order of definition */
+    uintptr_t addr; /* code address, 0 for regions that have none */
+    const char *name;
+    const char *mangled;
+    const char *file; /* "" when unknown */
+    int line;         /* -1 when unknown */
+    hp_paradigm paradigm;
+    hp_role role;
+} hp_region;
+
+/* Stands for "this address is filtered out" in the registry and the location caches. */
+#define HP_REGION_FILTERED ((hp_region *)(uintptr_t)1)
+
+struct hp_filter;
+
+/* Sets up the registry. filter may be NULL. Returns 0 or -1 (budget too small). */
+int hp_region_init(const struct hp_filter *filter);
+
+/* Lock-free lookup of a known address; NULL when it has not been seen yet. */
+hp_region *hp_region_find(uintptr_t addr);
+
+/* The region of a code address, defining it on first sight (cold path: symbolizes,
+ * filters, takes the registry mutex). Returns HP_REGION_FILTERED for a filtered
+ * address, NULL when the budget is used up. */
+hp_region *hp_region_for_address(uintptr_t addr);
+
+/* Defines a region that has no code address (the program root, later MPI and user
+ * regions). Returns NULL when the budget is used up. */
+hp_region *hp_region_define(const char *name, const char *file, int line,
+                            hp_paradigm paradigm, hp_role role);
+
+/* Number of regions defined so far, and region number `id` (< count). */
+uint32_t hp_region_count(void);
+hp_region *hp_region_at(uint32_t id);
+
+/* Addresses whose symbol could not be found (named "UNKNOWN@0x..."). */
+uint64_t hp_region_unknown_count(void);
+
+const char *hp_paradigm_name(hp_paradigm p);
+const char *hp_role_name(hp_role r);
+
+#endif

@@ -1,0 +1,149 @@
+/*
+ * Start-up and end of a measurement run.
+ *
+ * The state machine (off -> starting -> running -> done, or disabled) is one atomic
+ * int, so the first event of any thread and the library constructor can race to start
+ * measurement safely; only the winner runs start-up. Start-up reads the configuration
+ * and the filter file before anything is measured, so a bad value can stop the program
+ * without losing data. The end is registered with atexit, which runs from wherever
+ * exit() is called (including return from main).
+ */
+#include "runtime.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "config.h"
+#include "experiment.h"
+#include "filter.h"
+#include "location.h"
+#include "memory.h"
+#include "region.h"
+#include "timer.h"
+#include "util/compiler.h"
+
+enum { STATE_OFF, STATE_STARTING, STATE_RUNNING, STATE_DONE, STATE_DISABLED };
+
+static _Atomic int state = STATE_OFF;
+static hp_filter *filter;
+static time_t start_wall_time;
+static _Atomic int memory_note;
+
+static const char *env_lookup(const char *name)
+{
+    return getenv(name);
+}
+
+static HP_COLD void stop_on_bad_input(const char *what, const char *message)
+{
+    fprintf(stderr, "hpmeasure: %s:\n%s%s", what, message,
+            message[strlen(message) - 1] == '\n' ? "" : "\n");
+    fprintf(stderr, "hpmeasure: stopping before the program starts; nothing was "
+                    "measured. See 'hp-info config-vars'.\n");
+    exit(1);
+}
+
+static void load_configuration(void)
+{
+    char err[4096];
+    if (hp_config_load(env_lookup, err, sizeof(err)) < 0)
+        stop_on_bad_input("invalid configuration", err);
+    if (hp_cfg.filtering_file[0] != '\0') {
+        filter = hp_filter_load(hp_cfg.filtering_file, err, sizeof(err));
+        if (filter == NULL)
+            stop_on_bad_input("invalid filter file (HP_FILTERING_FILE)", err);
+    }
+}
+
+static void warn_unavailable_features(void)
+{
+    if (hp_cfg.enable_tracing)
+        fprintf(stderr, "hpmeasure: HP_ENABLE_TRACING=true: tracing is not available in "
+                        "this version; writing the profile only\n");
+    if (hp_cfg.sampling_frequency != 0)
+        fprintf(stderr, "hpmeasure: HP_SAMPLING_FREQUENCY=%llu: sampling is not available "
+                        "in this version; ignored\n",
+                (unsigned long long)hp_cfg.sampling_frequency);
+}
+
+static void finalize_at_exit(void)
+{
+    hp_runtime_finalize();
+}
+
+/* Returns the state to enter: running, or disabled when something is missing. */
+static int start_measurement(void)
+{
+    load_configuration();
+    if (!hp_cfg.enable_profiling) {
+        if (hp_cfg.verbose)
+            fprintf(stderr, "hpmeasure: HP_ENABLE_PROFILING=false: measuring nothing\n");
+        return STATE_DISABLED;
+    }
+    warn_unavailable_features();
+    bool fell_back;
+    hp_timer_init(hp_cfg.timer, &fell_back);
+    if (fell_back && hp_cfg.verbose)
+        fprintf(stderr, "hpmeasure: this CPU has no invariant TSC; using the monotonic "
+                        "clock\n");
+    if (hp_memory_init(hp_cfg.total_memory) < 0 || hp_region_init(filter) < 0) {
+        fprintf(stderr, "hpmeasure: cannot reserve HP_TOTAL_MEMORY=%llu bytes (%s); "
+                        "measuring nothing\n",
+                (unsigned long long)hp_cfg.total_memory, strerror(errno));
+        return STATE_DISABLED;
+    }
+    hp_region *root = hp_region_define(hp_experiment_program_name(), "", -1,
+                                       HP_PARADIGM_MEASUREMENT, HP_ROLE_ARTIFICIAL);
+    if (root == NULL)
+        return STATE_DISABLED;
+    hp_location_set_root_region(root);
+    start_wall_time = time(NULL);
+    atexit(finalize_at_exit);
+    return STATE_RUNNING;
+}
+
+bool hp_runtime_ensure_started(void)
+{
+    int s = atomic_load_explicit(&state, memory_order_acquire);
+    if (likely(s == STATE_RUNNING))
+        return true;
+    if (s != STATE_OFF)
+        return false;
+    int expected = STATE_OFF;
+    if (!atomic_compare_exchange_strong(&state, &expected, STATE_STARTING))
+        return false; /* another thread is starting; its events come first */
+    atomic_store_explicit(&state, start_measurement(), memory_order_release);
+    return atomic_load(&state) == STATE_RUNNING;
+}
+
+void hp_runtime_note_memory_exhausted(void)
+{
+    atomic_store(&memory_note, 1);
+}
+
+void hp_runtime_finalize(void)
+{
+    int expected = STATE_RUNNING;
+    if (!atomic_compare_exchange_strong(&state, &expected, STATE_DONE))
+        return;
+    uint64_t now = hp_timer_now();
+    for (hp_location *l = hp_location_stop_all(); l != NULL; l = l->next)
+        if (!l->ended)
+            hp_location_close(l, now);
+    hp_experiment_write(start_wall_time);
+    if (filter != NULL)
+        hp_filter_free(filter);
+    filter = NULL;
+}
+
+/* The library constructor: start measurement and create the master thread's location
+ * before main runs, so that the master thread is location 0. */
+__attribute__((constructor)) static void runtime_constructor(void)
+{
+    if (hp_runtime_ensure_started())
+        hp_location_get();
+}

@@ -1,0 +1,181 @@
+/*
+ * The text summary: a flat profile (regions by exclusive time, over all locations)
+ * and the call tree down to a readable depth, skipping paths below 0.1% of the total.
+ *
+ * A region's inclusive time in the flat profile counts only its outermost calls, so
+ * recursive functions are not counted once per nesting level.
+ */
+#include "summary.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { TREE_MAX_DEPTH = 24, FLAT_MAX_ROWS = 40 };
+#define TREE_MIN_SHARE 0.001
+
+typedef struct region_total {
+    uint32_t region;
+    uint64_t visits;
+    double excl;
+    double incl;
+} region_total;
+
+typedef struct summary_ctx {
+    const hp_profile *p;
+    const uint64_t *visits;
+    const double *time;
+    double *incl;  /* per cnode, summed over locations */
+    double *excl;
+    uint64_t *cnode_visits;
+    double total;
+} summary_ctx;
+
+static const hp_profile_metric *find_metric(const hp_profile *p, const char *name)
+{
+    for (size_t i = 0; i < p->nmetrics; i++)
+        if (strcmp(p->metrics[i].uniq_name, name) == 0)
+            return &p->metrics[i];
+    return NULL;
+}
+
+/* Sums the per-location values per cnode and derives exclusive time. */
+static int sum_over_locations(summary_ctx *c)
+{
+    const hp_profile *p = c->p;
+    c->incl = calloc(p->ncnodes, sizeof(double));
+    c->excl = calloc(p->ncnodes, sizeof(double));
+    c->cnode_visits = calloc(p->ncnodes, sizeof(uint64_t));
+    if (c->incl == NULL || c->excl == NULL || c->cnode_visits == NULL)
+        return -1;
+    for (size_t n = 0; n < p->ncnodes; n++)
+        for (size_t l = 0; l < p->nlocations; l++) {
+            c->incl[n] += c->time[n * p->nlocations + l];
+            c->cnode_visits[n] += c->visits[n * p->nlocations + l];
+        }
+    for (size_t n = 0; n < p->ncnodes; n++)
+        c->excl[n] = c->incl[n];
+    for (size_t n = 1; n < p->ncnodes; n++)
+        c->excl[p->cnodes[n].parent] -= c->incl[n];
+    c->total = c->incl[0];
+    return 0;
+}
+
+static bool has_ancestor_region(const hp_profile *p, size_t n, uint32_t region)
+{
+    for (uint32_t a = p->cnodes[n].parent; a != HP_PROFILE_NO_PARENT; a = p->cnodes[a].parent)
+        if (p->cnodes[a].region == region)
+            return true;
+    return false;
+}
+
+static int by_exclusive_time(const void *a, const void *b)
+{
+    const region_total *x = a, *y = b;
+    return x->excl < y->excl ? 1 : x->excl > y->excl ? -1 : (int)x->region - (int)y->region;
+}
+
+static double percent(double part, double total)
+{
+    return total > 0 ? 100.0 * part / total : 0.0;
+}
+
+static void write_flat_profile(FILE *out, const summary_ctx *c)
+{
+    const hp_profile *p = c->p;
+    region_total *t = calloc(p->nregions, sizeof(region_total));
+    if (t == NULL)
+        return;
+    for (size_t r = 0; r < p->nregions; r++)
+        t[r].region = (uint32_t)r;
+    for (size_t n = 0; n < p->ncnodes; n++) {
+        region_total *rt = &t[p->cnodes[n].region];
+        rt->visits += c->cnode_visits[n];
+        rt->excl += c->excl[n];
+        if (!has_ancestor_region(p, n, p->cnodes[n].region))
+            rt->incl += c->incl[n];
+    }
+    qsort(t, p->nregions, sizeof(region_total), by_exclusive_time);
+    fprintf(out, "Flat profile (all locations, by exclusive time)\n\n");
+    fprintf(out, "%14s %12s %7s %12s %7s  %s\n", "visits", "excl (s)", "excl %", "incl (s)",
+            "incl %", "region");
+    size_t rows = 0;
+    for (size_t i = 0; i < p->nregions && rows < FLAT_MAX_ROWS; i++) {
+        if (t[i].visits == 0)
+            continue;
+        fprintf(out, "%14llu %12.6f %6.2f%% %12.6f %6.2f%%  %s\n",
+                (unsigned long long)t[i].visits, t[i].excl, percent(t[i].excl, c->total),
+                t[i].incl, percent(t[i].incl, c->total), p->regions[t[i].region].name);
+        rows++;
+    }
+    fputc('\n', out);
+    free(t);
+}
+
+/* Writes the call tree iteratively (trees can be thousands of levels deep). */
+static void write_call_tree(FILE *out, const summary_ctx *c)
+{
+    const hp_profile *p = c->p;
+    fprintf(out, "Call tree (all locations; to depth %d, paths >= %.1f%% of the total)\n\n",
+            TREE_MAX_DEPTH, 100 * TREE_MIN_SHARE);
+    fprintf(out, "%14s %12s %12s %7s  %s\n", "visits", "incl (s)", "excl (s)", "incl %",
+            "call path");
+    size_t *depth = calloc(p->ncnodes, sizeof(size_t));
+    if (depth == NULL)
+        return;
+    size_t hidden = 0;
+    for (size_t n = 0; n < p->ncnodes; n++) {
+        if (n > 0)
+            depth[n] = depth[p->cnodes[n].parent] + 1;
+        bool parent_shown = n == 0 || depth[p->cnodes[n].parent] <= TREE_MAX_DEPTH;
+        if (depth[n] > TREE_MAX_DEPTH || c->incl[n] < TREE_MIN_SHARE * c->total) {
+            hidden += parent_shown;
+            depth[n] = TREE_MAX_DEPTH + 1; /* hide the whole subtree */
+            continue;
+        }
+        fprintf(out, "%14llu %12.6f %12.6f %6.2f%%  %*s%s\n",
+                (unsigned long long)c->cnode_visits[n], c->incl[n], c->excl[n],
+                percent(c->incl[n], c->total), (int)(2 * depth[n]), "",
+                p->regions[p->cnodes[n].region].name);
+    }
+    if (hidden)
+        fprintf(out, "(%zu subtrees below the depth or size limit not shown; "
+                     "profile.cubex has them all)\n", hidden);
+    fputc('\n', out);
+    free(depth);
+}
+
+static void write_header(FILE *out, const summary_ctx *c, const hp_summary_notes *notes)
+{
+    fprintf(out, "hpmeasure summary: %s\n\n", notes->program);
+    fprintf(out, "locations:   %zu (threads)\n", c->p->nlocations);
+    fprintf(out, "total time:  %.6f s (sum over locations)\n", c->total);
+    fprintf(out, "regions:     %zu, call paths: %zu\n", c->p->nregions, c->p->ncnodes);
+    fprintf(out, "timer:       %s\n\n", notes->timer);
+    if (notes->warnings != NULL && notes->warnings[0] != NULL) {
+        fprintf(out, "Measurement notes:\n");
+        for (const char *const *w = notes->warnings; *w != NULL; w++)
+            fprintf(out, "  - %s\n", *w);
+        fputc('\n', out);
+    }
+}
+
+int hp_summary_write(FILE *out, const hp_profile *p, const hp_summary_notes *notes)
+{
+    const hp_profile_metric *visits = find_metric(p, "visits");
+    const hp_profile_metric *time = find_metric(p, "time");
+    if (visits == NULL || time == NULL || p->ncnodes == 0)
+        return -1;
+    summary_ctx c = { p, visits->values, time->values, NULL, NULL, NULL, 0 };
+    int rc = -1;
+    if (sum_over_locations(&c) == 0) {
+        write_header(out, &c, notes);
+        write_flat_profile(out, &c);
+        write_call_tree(out, &c);
+        rc = ferror(out) ? -1 : 0;
+    }
+    free(c.incl);
+    free(c.excl);
+    free(c.cnode_visits);
+    return rc;
+}

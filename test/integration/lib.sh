@@ -1,0 +1,84 @@
+# Shared helpers for the integration tests (sourced, POSIX sh + bash).
+#
+# The harness (Makefile.am, AM_TESTS_ENVIRONMENT) exports:
+#   HP_SRCDIR      absolute top source directory
+#   HP_BUILDDIR    absolute top build directory
+#   HP_SHARED      absolute path of ../shared (format checkers, sample files)
+#   PATH           starts with the build tree's bin wrappers (hp-instrument, hp-info)
+#   HP_INSTRUMENT_LIBDIR  where hp-instrument finds libhpmeasure in the build tree
+# Each test prints TAP: `plan N` first, then `check`/`ok`/`not_ok` lines, then `finish`.
+# Work happens in a fresh directory under $HP_BUILDDIR/test/work/<test name>.
+
+set -u
+hp_test_name=$(basename "$0" .sh)
+hp_count=0
+hp_failed=0
+WORK="$HP_BUILDDIR/test/work/$hp_test_name"
+rm -rf "$WORK"
+mkdir -p "$WORK"
+cd "$WORK" || exit 99
+PROGRAMS="$HP_SRCDIR/test/programs"
+PY=/usr/bin/python3
+CUBEDUMP="$PY $HP_SRCDIR/test/tools/cubedump.py"
+CUBECHECK="$PY $HP_SHARED/tools/cubecheck.py"
+# Keep experiments from one test from reading the filter or settings of the caller.
+unset HP_FILTERING_FILE HP_EXPERIMENT_DIRECTORY HP_TOTAL_MEMORY HP_TIMER HP_VERBOSE
+
+plan() { echo "1..$1"; }
+
+ok() {
+    hp_count=$((hp_count + 1))
+    echo "ok $hp_count - $*"
+}
+
+not_ok() {
+    hp_count=$((hp_count + 1))
+    hp_failed=$((hp_failed + 1))
+    echo "not ok $hp_count - $*"
+}
+
+# check "description" command args... : ok when the command exits 0. Output goes to
+# $WORK/last.out / last.err so that a failure can be inspected (and is printed as a
+# TAP comment).
+check() {
+    desc=$1
+    shift
+    if "$@" >"$WORK/last.out" 2>"$WORK/last.err"; then
+        ok "$desc"
+    else
+        not_ok "$desc"
+        sed 's/^/# /' "$WORK/last.out" "$WORK/last.err" | head -40
+    fi
+}
+
+# check_eq "description" expected actual
+check_eq() {
+    if [ "$2" = "$3" ]; then
+        ok "$1"
+    else
+        not_ok "$1"
+        echo "# expected: $2"
+        echo "# actual:   $3"
+    fi
+}
+
+# expect_fail "description" pattern command args... : ok when the command fails and
+# its stderr contains the (grep -E) pattern.
+expect_fail() {
+    desc=$1
+    pattern=$2
+    shift 2
+    if "$@" >"$WORK/last.out" 2>"$WORK/last.err"; then
+        not_ok "$desc (command succeeded)"
+    elif grep -Eq -- "$pattern" "$WORK/last.err"; then
+        ok "$desc"
+    else
+        not_ok "$desc (stderr lacks /$pattern/)"
+        sed 's/^/# /' "$WORK/last.err" | head -20
+    fi
+}
+
+finish() {
+    [ "$hp_failed" -eq 0 ]
+    exit $?
+}

@@ -1,0 +1,16 @@
+/*
+ * GNU attributes and small portability macros, in one place (see STYLE.md §3).
+ */
+#ifndef HP_UTIL_COMPILER_H
+#define HP_UTIL_COMPILER_H
+
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
+#define HP_API __attribute__((visibility("default")))
+#define HP_NOINSTR __attribute__((no_instrument_function))
+#define HP_COLD __attribute__((cold, noinline))
+#define HP_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#define HP_UNUSED __attribute__((unused))
+
+#endif

@@ -1,0 +1,422 @@
+/*
+ * Address -> function symbolization (see symbols.h for the contract). One libdwfl
+ * session describes this process: its modules come from /proc/self/maps and are
+ * re-reported when the dynamic loader's object count changes (dlopen/dlclose), so code
+ * loaded after init is found. A lookup takes the name and start from the ELF symbol
+ * table, the definition's file and line from DWARF when there is any, and demangles C++
+ * names through the process' own __cxa_demangle, found at run time so that this library
+ * never links libstdc++. Every returned string is copied into an interning pool owned
+ * here, because libdwfl frees its module data when a module disappears on re-report.
+ */
+#include "symbols.h"
+
+#include <dlfcn.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <link.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- string pool: interned copies that live until fini ---------------------------- */
+
+enum { POOL_CHUNK_SIZE = 16384, INTERN_MIN_SLOTS = 256 };
+
+struct pool_chunk {
+    struct pool_chunk *next;
+    size_t used, cap;
+    char data[];
+};
+
+struct string_pool {
+    struct pool_chunk *chunks;
+    const char **slots; /* open-addressing set of the strings stored in chunks */
+    size_t nslots, count;
+};
+
+static char *pool_alloc(struct string_pool *p, size_t n)
+{
+    struct pool_chunk *c = p->chunks;
+    if (c == NULL || c->cap - c->used < n) {
+        /* A string longer than a chunk (long C++ template names) gets a chunk of its own. */
+        size_t cap = n > POOL_CHUNK_SIZE ? n : POOL_CHUNK_SIZE;
+        c = malloc(sizeof(*c) + cap);
+        if (c == NULL)
+            return NULL;
+        c->used = 0;
+        c->cap = cap;
+        c->next = p->chunks;
+        p->chunks = c;
+    }
+    char *s = c->data + c->used;
+    c->used += n;
+    return s;
+}
+
+static size_t string_hash(const char *s)
+{
+    size_t h = 1469598103934665603u; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211u;
+    return h;
+}
+
+/* Returns the slot holding s, or the empty slot where s belongs. */
+static const char **intern_slot(const char **slots, size_t nslots, const char *s)
+{
+    size_t i = string_hash(s) & (nslots - 1);
+    while (slots[i] != NULL && strcmp(slots[i], s) != 0)
+        i = (i + 1) & (nslots - 1);
+    return &slots[i];
+}
+
+static int intern_grow(struct string_pool *p)
+{
+    size_t n = p->nslots ? p->nslots * 2 : INTERN_MIN_SLOTS;
+    const char **slots = calloc(n, sizeof(*slots));
+    if (slots == NULL)
+        return -1;
+    for (size_t i = 0; i < p->nslots; i++)
+        if (p->slots[i] != NULL)
+            *intern_slot(slots, n, p->slots[i]) = p->slots[i];
+    free(p->slots);
+    p->slots = slots;
+    p->nslots = n;
+    return 0;
+}
+
+/* Returns the pool's copy of s (one copy per distinct string: many functions share a
+ * file and a module), or NULL when memory ran out. */
+static const char *pool_intern(struct string_pool *p, const char *s)
+{
+    if (2 * (p->count + 1) > p->nslots && intern_grow(p) != 0)
+        return NULL;
+    const char **slot = intern_slot(p->slots, p->nslots, s);
+    if (*slot != NULL)
+        return *slot;
+    size_t n = strlen(s) + 1;
+    char *copy = pool_alloc(p, n);
+    if (copy == NULL)
+        return NULL;
+    memcpy(copy, s, n);
+    *slot = copy;
+    p->count++;
+    return copy;
+}
+
+static void pool_release(struct string_pool *p)
+{
+    while (p->chunks != NULL) {
+        struct pool_chunk *next = p->chunks->next;
+        free(p->chunks);
+        p->chunks = next;
+    }
+    free(p->slots);
+    memset(p, 0, sizeof(*p));
+}
+
+/* ---- session state -------------------------------------------------------------- */
+
+static struct {
+    Dwfl *dwfl;
+    bool have_generation;               /* the loader's adds/subs counters are readable */
+    unsigned long long reported_generation; /* their sum when the maps were last reported */
+    struct string_pool strings;
+} S;
+
+/* ---- module reporting ----------------------------------------------------------- */
+
+/*
+ * Local-only debuginfo search. dwfl_standard_find_debuginfo ends by asking the
+ * debuginfod servers named in DEBUGINFOD_URLS, which could stall a measured program on
+ * network downloads, so with that variable set we only do the build-id lookup under the
+ * debug directories (how distributions install -dbg/-dbgsym packages).
+ */
+static int find_debuginfo_locally(Dwfl_Module *mod, void **userdata, const char *modname,
+                                  Dwarf_Addr base, const char *file, const char *debuglink,
+                                  GElf_Word crc, char **debuginfo_file_name)
+{
+    int fd = dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file, debuglink,
+                                          crc, debuginfo_file_name);
+    if (fd >= 0)
+        return fd;
+    const char *urls = getenv("DEBUGINFOD_URLS");
+    if (urls != NULL && urls[0] != '\0')
+        return -1;
+    return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file, debuglink,
+                                        crc, debuginfo_file_name);
+}
+
+static const Dwfl_Callbacks dwfl_callbacks = {
+    .find_elf = dwfl_linux_proc_find_elf,
+    .find_debuginfo = find_debuginfo_locally,
+    .debuginfo_path = NULL, /* the default search path */
+};
+
+static int read_generation_of_first_object(struct dl_phdr_info *info, size_t size, void *data)
+{
+    unsigned long long *generation = data;
+    /* dlpi_adds/dlpi_subs exist only when the loader passes a large enough struct. */
+    if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs))
+        *generation = info->dlpi_adds + info->dlpi_subs;
+    return 1; /* every object reports the same counters: stop after the first */
+}
+
+/* Sets *generation to a number that changes whenever an object is loaded or unloaded;
+ * returns false when the loader does not provide it. */
+static bool loaded_objects_generation(unsigned long long *generation)
+{
+    unsigned long long g = ~0ull;
+    dl_iterate_phdr(read_generation_of_first_object, &g);
+    if (g == ~0ull)
+        return false;
+    *generation = g;
+    return true;
+}
+
+/* (Re)reports the modules of this process. Modules still mapped at the same place keep
+ * their loaded ELF/DWARF data; the others are freed by libdwfl. */
+static int report_process_modules(void)
+{
+    /* Read the counter before the maps: a dlopen racing with us then shows up as a
+     * changed generation at the next lookup, never as a missed one. */
+    S.have_generation = loaded_objects_generation(&S.reported_generation);
+    dwfl_report_begin(S.dwfl);
+    int err = dwfl_linux_proc_report(S.dwfl, getpid());
+    if (dwfl_report_end(S.dwfl, NULL, NULL) != 0 || err != 0)
+        return -1;
+    return 0;
+}
+
+/* True when re-reading the maps may change what an address resolves to. */
+static bool modules_may_be_stale(bool address_in_known_module)
+{
+    unsigned long long generation;
+    if (!S.have_generation || !loaded_objects_generation(&generation))
+        return !address_in_known_module; /* no counter: re-report on a miss only */
+    return generation != S.reported_generation;
+}
+
+static Dwfl_Module *module_of(uintptr_t addr)
+{
+    Dwfl_Module *mod = dwfl_addrmodule(S.dwfl, addr);
+    if (modules_may_be_stale(mod != NULL)) {
+        /* A failed re-report leaves whatever libdwfl could read; the lookup proceeds. */
+        (void)report_process_modules();
+        mod = dwfl_addrmodule(S.dwfl, addr);
+    }
+    return mod;
+}
+
+/* ---- DWARF: where the function is defined ----------------------------------------- */
+
+/* The subprogram DIE whose code contains addr (not an inlined instance inside it). */
+static bool find_subprogram(Dwfl_Module *mod, uintptr_t addr, Dwarf_Die *cu, Dwarf_Die *fn)
+{
+    Dwarf_Addr bias;
+    Dwarf_Die *cudie = dwfl_module_addrdie(mod, addr, &bias);
+    if (cudie == NULL)
+        return false;
+    *cu = *cudie;
+    Dwarf_Die *scopes = NULL;
+    int n = dwarf_getscopes(cu, addr - bias, &scopes);
+    bool found = false;
+    /* Scopes run from the innermost outwards; inlined bodies are
+     * DW_TAG_inlined_subroutine, so the first subprogram is the one that owns the code. */
+    for (int i = 0; i < n && !found; i++) {
+        if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram) {
+            *fn = scopes[i];
+            found = true;
+        }
+    }
+    free(scopes);
+    return found;
+}
+
+/*
+ * Interns file, joined with the CU's compilation directory when the file is relative
+ * and the directory absolute. libdw already joins line-table directories, so a relative
+ * result usually means a relative comp dir too (distributions map the build directory
+ * to "." with -fdebug-prefix-map); joining two relative paths would only mislead.
+ */
+static const char *intern_source_path(Dwarf_Die *cu, const char *file)
+{
+    Dwarf_Attribute attr;
+    const char *dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &attr));
+    if (file[0] == '/' || dir == NULL || dir[0] != '/')
+        return pool_intern(&S.strings, file);
+    size_t ndir = strlen(dir), nfile = strlen(file);
+    char *joined = malloc(ndir + 1 + nfile + 1);
+    if (joined == NULL)
+        return NULL;
+    memcpy(joined, dir, ndir);
+    joined[ndir] = '/';
+    memcpy(joined + ndir + 1, file, nfile + 1);
+    const char *interned = pool_intern(&S.strings, joined);
+    free(joined);
+    return interned;
+}
+
+/* Fills file and line from DWARF; leaves "" and -1 when there is no usable DWARF.
+ * Returns -1 only when memory ran out. */
+static int lookup_definition(Dwfl_Module *mod, uintptr_t addr, const char **file, int *line)
+{
+    *file = "";
+    *line = -1;
+    Dwarf_Die cu, fn;
+    if (!find_subprogram(mod, addr, &cu, &fn))
+        return 0;
+    /* Both follow DW_AT_specification/abstract_origin, so an out-of-class C++ member
+     * definition without its own decl_file still gets the declaration's. */
+    int decl_line;
+    if (dwarf_decl_line(&fn, &decl_line) == 0)
+        *line = decl_line;
+    const char *decl_file = dwarf_decl_file(&fn);
+    if (decl_file != NULL && decl_file[0] != '\0') {
+        *file = intern_source_path(&cu, decl_file);
+        if (*file == NULL)
+            return -1;
+    }
+    return 0;
+}
+
+/* ---- demangling ------------------------------------------------------------------ */
+
+typedef char *(*cxa_demangle_fn)(const char *mangled, char *buf, size_t *len, int *status);
+
+/* __cxa_demangle as seen from handle, or NULL. The memcpy is POSIX's way of turning
+ * dlsym's object pointer into a function pointer without a cast ISO C forbids. */
+static cxa_demangle_fn demangler_in(void *handle)
+{
+    void *sym = dlsym(handle, "__cxa_demangle");
+    cxa_demangle_fn fn = NULL;
+    if (sym != NULL)
+        memcpy(&fn, &sym, sizeof(fn));
+    return fn;
+}
+
+/*
+ * Finds the process' demangler; *lib is set when it was reached through an extra
+ * reference that the caller drops with dlclose after use. Looked up on every call: a
+ * dlopen'ed C++ library may bring libstdc++ in later, and a dlclose may take it away.
+ */
+static cxa_demangle_fn find_demangler(void **lib)
+{
+    *lib = NULL;
+    cxa_demangle_fn fn = demangler_in(RTLD_DEFAULT);
+    if (fn != NULL)
+        return fn;
+    /* C++ code loaded with RTLD_LOCAL keeps libstdc++ out of the global scope; take it
+     * (or libc++abi) only if it is already loaded, never load it ourselves. */
+    static const char *const runtimes[] = { "libstdc++.so.6", "libc++abi.so.1" };
+    for (size_t i = 0; i < sizeof(runtimes) / sizeof(runtimes[0]); i++) {
+        void *handle = dlopen(runtimes[i], RTLD_LAZY | RTLD_NOLOAD);
+        if (handle == NULL)
+            continue;
+        fn = demangler_in(handle);
+        if (fn != NULL) {
+            *lib = handle;
+            return fn;
+        }
+        dlclose(handle);
+    }
+    return NULL;
+}
+
+/* Demangles an Itanium C++ name; returns a malloc'ed string, or NULL when the name is
+ * not mangled, not valid, or no demangler is loaded. */
+static char *demangle(const char *mangled)
+{
+    if (strncmp(mangled, "_Z", 2) != 0)
+        return NULL;
+    void *lib;
+    cxa_demangle_fn fn = find_demangler(&lib);
+    if (fn == NULL)
+        return NULL;
+    int status = -1;
+    char *demangled = fn(mangled, NULL, NULL, &status);
+    if (lib != NULL)
+        dlclose(lib); /* only drops the reference our RTLD_NOLOAD open added */
+    if (status != 0) {
+        free(demangled);
+        return NULL;
+    }
+    return demangled;
+}
+
+/* Interns the displayed name: the demangled form of mangled, else mangled itself. */
+static const char *intern_display_name(const char *mangled)
+{
+    char *demangled = demangle(mangled);
+    if (demangled == NULL)
+        return pool_intern(&S.strings, mangled);
+    const char *name = pool_intern(&S.strings, demangled);
+    free(demangled); /* allocated by the demangler with the process' malloc */
+    return name;
+}
+
+/* The module's path as the process maps name it. libdwfl names the vDSO "[vdso: PID]";
+ * the pid means nothing in a report, so it becomes the maps' own "[vdso]". */
+static const char *module_path(Dwfl_Module *mod)
+{
+    const char *name = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+    if (name == NULL)
+        return "";
+    if (strncmp(name, "[vdso", 5) == 0)
+        return "[vdso]";
+    return name;
+}
+
+/* ---- public API -------------------------------------------------------------------- */
+
+int hp_symbols_init(void)
+{
+    if (S.dwfl != NULL)
+        return 0;
+    S.dwfl = dwfl_begin(&dwfl_callbacks);
+    if (S.dwfl == NULL)
+        return -1;
+    if (report_process_modules() != 0) {
+        hp_symbols_fini();
+        return -1;
+    }
+    return 0;
+}
+
+int hp_symbols_lookup(uintptr_t addr, hp_symbol *out)
+{
+    if (S.dwfl == NULL)
+        return -1;
+    Dwfl_Module *mod = module_of(addr);
+    if (mod == NULL)
+        return -1;
+
+    GElf_Off offset;
+    GElf_Sym sym;
+    const char *symname = dwfl_module_addrinfo(mod, addr, &offset, &sym, NULL, NULL, NULL);
+    if (symname == NULL || symname[0] == '\0')
+        return -1;
+
+    hp_symbol s;
+    s.start = addr - offset;
+    s.size = sym.st_size;
+    s.mangled = pool_intern(&S.strings, symname);
+    s.name = s.mangled != NULL ? intern_display_name(s.mangled) : NULL;
+    s.module = pool_intern(&S.strings, module_path(mod));
+    if (s.mangled == NULL || s.name == NULL || s.module == NULL)
+        return -1;
+    if (lookup_definition(mod, addr, &s.file, &s.line) != 0)
+        return -1;
+    *out = s;
+    return 0;
+}
+
+void hp_symbols_fini(void)
+{
+    if (S.dwfl != NULL)
+        dwfl_end(S.dwfl);
+    pool_release(&S.strings);
+    memset(&S, 0, sizeof(S));
+}

@@ -1,0 +1,70 @@
+/*
+ * Address -> function symbolization for the measurement core, on top of elfutils
+ * libdwfl/libdw. The region registry calls it the first time it sees a code address
+ * (the function address of a compiler-instrumentation hook, a sampled return address)
+ * to learn the function's name, demangled name, source file and line, start address
+ * and the ELF object it lives in.
+ *
+ * Invariants and contracts:
+ *  - Not thread-safe and not async-signal-safe: the caller serializes every call
+ *    (init, lookup, fini) and never calls from a signal handler. It reads files,
+ *    allocates memory and may take the dynamic loader's lock, so it belongs on a cold
+ *    path only.
+ *  - It never aborts the host program. Missing debug information, unreadable files or
+ *    a stripped object only leave fields unknown: the name then comes from the ELF
+ *    symbol table (.symtab when present, so static functions are found; else .dynsym),
+ *    file is "" and line is -1.
+ *  - Separate debug files are looked up locally (build-id under /usr/lib/debug, and the
+ *    .gnu_debuglink places) and never downloaded: when DEBUGINFOD_URLS is set only the
+ *    build-id lookup is done, because elfutils' standard lookup would ask the network.
+ *  - Every string handed out is owned by this module and stays valid until
+ *    hp_symbols_fini(), also across re-reports of the process' modules.
+ */
+#ifndef HP_MEASUREMENT_SYMBOLS_H
+#define HP_MEASUREMENT_SYMBOLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct hp_symbol {
+    const char *name;    /* displayed name: the demangled C++ name with its full signature
+                            as c++filt prints it ("ns::Foo<int>::bar(double) const"), else
+                            the symbol name (C, Fortran: "__mymod_MOD_compute", "MAIN__") */
+    const char *mangled; /* symbol name as in the ELF symbol table (same string as name when
+                            it is not a mangled C++ name) */
+    const char *file;    /* source file of the function's definition (DWARF decl_file of its
+                            subprogram DIE, absolute or joined with the comp dir), "" when
+                            unknown */
+    int line;            /* DWARF decl_line of the function, -1 when unknown */
+    uintptr_t start;     /* runtime start address of the function */
+    size_t size;         /* size in bytes from the symbol table, 0 when it gives none */
+    const char *module;  /* path of the ELF object (executable or shared library) as the
+                            process maps name it, e.g. "[vdso]" for the vDSO */
+} hp_symbol;
+
+/*
+ * Starts a symbolization session for this process: reports the modules of
+ * /proc/self/maps to libdwfl. ELF and DWARF data are read lazily, on the first lookup
+ * into each module. Returns 0, or -1 on failure (then lookups return -1). Calling it
+ * again while a session is open is harmless and returns 0.
+ */
+int hp_symbols_init(void);
+
+/*
+ * Resolves a runtime code address (a function address passed to
+ * __cyg_profile_func_enter, a return address, ...) in the executable (PIE or not) or in
+ * any shared library, including ones dlopen'ed after hp_symbols_init(): when the set of
+ * loaded objects changed since the last report, or the address lies in no known module,
+ * the process maps are re-reported once before giving up.
+ *
+ * Returns 0 and fills *out, or -1 when no symbol covers the address, the session is not
+ * open, or memory ran out; *out is untouched then. The strings in *out stay valid until
+ * hp_symbols_fini().
+ */
+int hp_symbols_lookup(uintptr_t addr, hp_symbol *out);
+
+/* Ends the session and frees everything it allocated, including all strings returned by
+ * hp_symbols_lookup(). Safe to call when no session is open. */
+void hp_symbols_fini(void);
+
+#endif

@@ -19,8 +19,8 @@ mkdir -p "$WORK"
 cd "$WORK" || exit 99
 PROGRAMS="$HP_SRCDIR/test/programs"
 PY=/usr/bin/python3
-CUBEDUMP="$PY $HP_SRCDIR/test/tools/cubedump.py"
-CUBECHECK="$PY $HP_SHARED/tools/cubecheck.py"
+CUBEDUMP="$PY $HP_SRCDIR/test/tools/run_deep.py $HP_SRCDIR/test/tools/cubedump.py"
+CUBECHECK="$PY $HP_SRCDIR/test/tools/run_deep.py $HP_SHARED/tools/cubecheck.py"
 # Keep experiments from one test from reading the filter or settings of the caller.
 unset HP_FILTERING_FILE HP_EXPERIMENT_DIRECTORY HP_TOTAL_MEMORY HP_TIMER HP_VERBOSE
 

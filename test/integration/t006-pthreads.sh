@@ -1,0 +1,14 @@
+#!/bin/sh
+# A pthreads program: one location per thread, each with its own call tree and visits.
+. "$HP_SRCDIR/test/integration/lib.sh"
+plan 5
+
+check "build threads.c" hp-instrument gcc -O1 -pthread -o threads "$PROGRAMS/threads.c"
+HP_EXPERIMENT_DIRECTORY=exp check "run" ./threads
+check_eq "four locations" 4 "$($CUBEDUMP --locations exp/profile.cubex | wc -l)"
+# Per location: visits of worker/work. Threads start in any order, so compare sorted.
+got=$($CUBEDUMP exp/profile.cubex | awk -F'\t' '$1 == "threads/worker/work" && $3 != "visits=0" { sub("visits=", "", $3); print $3 }' | sort -n | tr '\n' ' ')
+check_eq "workers called work 10, 20, 30 times" "10 20 30 " "$got"
+got=$($CUBEDUMP exp/profile.cubex | awk -F'\t' '$1 == "threads/main/work" && $3 != "visits=0" { print $2, $3 }')
+check_eq "main thread (location 0) called work once" "0 visits=1" "$got"
+finish

@@ -1,0 +1,26 @@
+#!/bin/sh
+# Bad HP_* values and bad filter files stop the program before it runs, with a message
+# that names the input, the problem and what is accepted.
+. "$HP_SRCDIR/test/integration/lib.sh"
+plan 9
+
+check "build calltree.c" hp-instrument gcc -O1 -o calltree "$PROGRAMS/calltree.c"
+expect_fail "HP_TOTAL_MEMORY=lots" "HP_TOTAL_MEMORY='lots' is not valid: expected a byte count with optional K, M or G suffix" \
+    env HP_TOTAL_MEMORY=lots ./calltree
+check_eq "the program did not run" "" "$(cat "$WORK/last.out")"
+expect_fail "HP_TOTAL_MEMORY too small" "HP_TOTAL_MEMORY='1K' is out of range: expected at least 256K" \
+    env HP_TOTAL_MEMORY=1K ./calltree
+expect_fail "HP_ENABLE_PROFILING=maybe" "HP_ENABLE_PROFILING='maybe' is not valid: expected true, false, yes, no, 1, 0" \
+    env HP_ENABLE_PROFILING=maybe ./calltree
+expect_fail "HP_TIMER=cycles" "HP_TIMER='cycles' is not valid: expected tsc or monotonic" \
+    env HP_TIMER=cycles ./calltree
+
+printf '# a rule outside any block\nEXCLUDE foo\n' > bad.filt
+expect_fail "filter file with a rule outside a block names file:line" "bad\.filt:2: found 'EXCLUDE', expected SCOREP_" \
+    env HP_FILTERING_FILE=bad.filt ./calltree
+printf 'SCOREP_REGION_NAMES_BEGIN\n  EXCLUDE foo\n' > open.filt
+expect_fail "unterminated block" "open\.filt:2: found end of file" \
+    env HP_FILTERING_FILE=open.filt ./calltree
+expect_fail "missing filter file" "nothere\.filt: cannot read" \
+    env HP_FILTERING_FILE=nothere.filt ./calltree
+finish

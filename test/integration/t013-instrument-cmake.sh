@@ -1,0 +1,47 @@
+#!/bin/sh
+# A CMake project built with hp-instrument in both ways CMake offers:
+#  A. CC="hp-instrument gcc" cmake ...: CMake splits CC into CMAKE_C_COMPILER
+#     (hp-instrument) and CMAKE_C_COMPILER_ARG1 (gcc) and uses both on every call;
+#  B. -DCMAKE_C_COMPILER_LAUNCHER=hp-instrument -DCMAKE_C_LINKER_LAUNCHER=hp-instrument:
+#     the compiler launcher alone would instrument the objects but link without the core
+#     (glibc's no-op hooks would satisfy the link silently), so the linker launcher is
+#     needed too.
+. "$HP_SRCDIR/test/integration/lib.sh"
+
+plan 13
+
+: "${HP_INSTRUMENT_INCLUDEDIR:=$HP_SRCDIR/include}"
+export HP_INSTRUMENT_INCLUDEDIR
+SRC="$PROGRAMS/instrument/cmake"
+
+# built_ok label: the objects of build dir $PWD carry the hooks, the program links the
+# core, runs, and writes its profile.
+built_ok() {
+    check "$1: objects reference __cyg_profile_func_enter" sh -c \
+        'nm -u CMakeFiles/hpcmake.dir/main.c.o | grep -qw __cyg_profile_func_enter &&
+         nm -u CMakeFiles/shapes.dir/shapes.c.o | grep -qw __cyg_profile_func_enter'
+    check "$1: the program links libhpmeasure" sh -c \
+        'readelf -d hpcmake | grep -q "NEEDED.*libhpmeasure"'
+    check_eq "$1: the program runs and prints its result" "perimeter=14" \
+        "$(./hpcmake 2>"$WORK/run.err")"
+    check "$1: the run writes hp-hpcmake-*/profile.cubex" sh -c \
+        'test -f hp-hpcmake-*/profile.cubex'
+}
+
+mkdir build-cc build-launcher
+
+cd "$WORK/build-cc" || exit 99
+check "A: CC=\"hp-instrument gcc\" cmake configures" env CC="hp-instrument gcc" cmake "$SRC"
+check "A: CMake keeps gcc as the compiler's first argument" sh -c \
+    'grep -q "^CMAKE_C_COMPILER:FILEPATH=.*/hp-instrument$" CMakeCache.txt &&
+     grep -q "^CMAKE_C_COMPILER_ARG1:STRING= *gcc$" CMakeCache.txt'
+check "A: cmake --build builds" cmake --build .
+built_ok A
+
+cd "$WORK/build-launcher" || exit 99
+check "B: cmake with compiler and linker launchers configures" \
+    env -u CC cmake -DCMAKE_C_COMPILER_LAUNCHER=hp-instrument -DCMAKE_C_LINKER_LAUNCHER=hp-instrument "$SRC"
+check "B: cmake --build builds" cmake --build .
+built_ok B
+
+finish

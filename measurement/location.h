@@ -52,6 +52,8 @@ typedef struct hp_location {
     hp_cct_node *current;       /* node of the innermost open region */
     hp_cct cct;
     uint64_t dropped_depth;     /* enters not pushed (budget), to be matched by exits */
+    uint64_t depth;             /* open frames */
+    uint64_t max_depth;
     hp_cache_entry cache[HP_REGION_CACHE_SIZE];
 
     /* cold */
@@ -59,8 +61,6 @@ typedef struct hp_location {
     bool ended;                 /* its thread has exited */
     uint64_t start_time;
     uint64_t end_time;
-    uint64_t depth;             /* open frames */
-    uint64_t max_depth;
     uint64_t mismatched_exits;  /* exits that did not match the innermost frame */
     uint64_t unmatched_exits;   /* exits of functions not on the stack at all */
     uint64_t dropped_visits;    /* visits lost because the budget was used up */

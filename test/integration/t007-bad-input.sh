@@ -2,7 +2,7 @@
 # Bad HP_* values and bad filter files stop the program before it runs, with a message
 # that names the input, the problem and what is accepted.
 . "$HP_SRCDIR/test/integration/lib.sh"
-plan 9
+plan 12
 
 check "build calltree.c" hp-instrument gcc -O1 -o calltree "$PROGRAMS/calltree.c"
 expect_fail "HP_TOTAL_MEMORY=lots" "HP_TOTAL_MEMORY='lots' is not valid: expected a byte count with optional K, M or G suffix" \
@@ -23,4 +23,11 @@ expect_fail "unterminated block" "open\.filt:2: found end of file" \
     env HP_FILTERING_FILE=open.filt ./calltree
 expect_fail "missing filter file" "nothere\.filt: cannot read" \
     env HP_FILTERING_FILE=nothere.filt ./calltree
+
+hp-info config-vars > vars.txt
+check_eq "hp-info config-vars lists every HP_* variable of DESIGN.md" \
+    "HP_ENABLE_PROFILING HP_ENABLE_TRACING HP_EXPERIMENT_DIRECTORY HP_FILTERING_FILE HP_TOTAL_MEMORY HP_TIMER HP_SAMPLING_FREQUENCY HP_MPI_ENABLE_GROUPS HP_MPI_EXCLUDE HP_METRIC_PAPI HP_METRIC_PERF HP_METRIC_RUSAGE HP_VERBOSE" \
+    "$(grep '^HP_' vars.txt | tr '\n' ' ' | sed 's/ $//')"
+check "config-vars shows the default of HP_TOTAL_MEMORY" grep -qx "  Default: 16M" vars.txt
+expect_fail "hp-info config rejects a bad value too" "HP_TIMER='x' is not valid" env HP_TIMER=x hp-info config
 finish

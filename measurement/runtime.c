@@ -11,6 +11,7 @@
 #include "runtime.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,6 +76,14 @@ static void finalize_at_exit(void)
     hp_runtime_finalize();
 }
 
+/* A forked child (without exec) would write a second experiment holding a copy of the
+ * parent's data; it is not measured instead. A child that execs starts afresh. */
+static void stop_in_forked_child(void)
+{
+    atomic_store(&state, STATE_DISABLED);
+    hp_location_stop_all();
+}
+
 /* Returns the state to enter: running, or disabled when something is missing. */
 static int start_measurement(void)
 {
@@ -103,6 +112,7 @@ static int start_measurement(void)
     hp_location_set_root_region(root);
     start_wall_time = time(NULL);
     atexit(finalize_at_exit);
+    pthread_atfork(NULL, NULL, stop_in_forked_child);
     return STATE_RUNNING;
 }
 

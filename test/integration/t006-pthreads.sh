@@ -1,7 +1,8 @@
 #!/bin/sh
 # A pthreads program: one location per thread, each with its own call tree and visits.
+# A forked child (no exec) writes no second experiment.
 . "$HP_SRCDIR/test/integration/lib.sh"
-plan 5
+plan 8
 
 check "build threads.c" hp-instrument gcc -O1 -pthread -o threads "$PROGRAMS/threads.c"
 HP_EXPERIMENT_DIRECTORY=exp check "run" ./threads
@@ -11,4 +12,9 @@ got=$($CUBEDUMP exp/profile.cubex | awk -F'\t' '$1 == "threads/worker/work" && $
 check_eq "workers called work 10, 20, 30 times" "10 20 30 " "$got"
 got=$($CUBEDUMP exp/profile.cubex | awk -F'\t' '$1 == "threads/main/work" && $3 != "visits=0" { print $2, $3 }')
 check_eq "main thread (location 0) called work once" "0 visits=1" "$got"
+
+check "build forks.c" hp-instrument gcc -O1 -o forks "$PROGRAMS/forks.c"
+check "run" ./forks
+check_eq "one experiment, with the parent's two calls of work" "1 forks/main/work	0	visits=2" \
+    "$(ls -d hp-forks-* | wc -l) $($CUBEDUMP hp-forks-*/profile.cubex | grep '^forks/main/work' | cut -f1-3)"
 finish

@@ -1,7 +1,7 @@
 #!/bin/sh
 # The call-overhead micro-benchmark (`make bench`; doc/bench.md explains the figures).
 #
-# Builds bench-calls.c four ways and times them side by side in one run:
+# Builds bench-calls.c several ways and times them side by side in one run:
 #   (a) plain        no instrumentation
 #   (b) bare         -finstrument-functions, linked (by hp-instrument) to the no-op hooks
 #   (b') tsc         the same, with hooks that only read the TSC once each (in-place floor)
@@ -77,26 +77,26 @@ build() {
 
 CFLAGS_BENCH="-O2 -Wall -Wextra"
 # shellcheck disable=SC2086 # CFLAGS_BENCH holds several words on purpose
-build "$CC" $CFLAGS_BENCH -g -o plain "$BENCHDIR/bench-calls.c"
+build $CC $CFLAGS_BENCH -g -o plain "$BENCHDIR/bench-calls.c"
 # shellcheck disable=SC2086
-build "$CC" $CFLAGS_BENCH -fno-instrument-functions -fPIC -shared \
+build $CC $CFLAGS_BENCH -fno-instrument-functions -fPIC -shared \
     -o nop/libhpmeasure.so "$BENCHDIR/hooks-nop.c"
 # shellcheck disable=SC2086
-build "$CC" $CFLAGS_BENCH -fno-instrument-functions -fPIC -shared -DBENCH_HOOKS_TSC \
+build $CC $CFLAGS_BENCH -fno-instrument-functions -fPIC -shared -DBENCH_HOOKS_TSC \
     -o tsc/libhpmeasure.so "$BENCHDIR/hooks-nop.c"
 # (b), (b') and (c) come from the same hp-instrument command line; only the library
 # differs.
 # shellcheck disable=SC2086
 build env HP_INSTRUMENT_LIBDIR="$WORK/nop" HP_INSTRUMENT_INCLUDEDIR="$SRCDIR/include" \
-    "$INSTRUMENT" "$CC" $CFLAGS_BENCH -o bare "$BENCHDIR/bench-calls.c"
+    "$INSTRUMENT" $CC $CFLAGS_BENCH -o bare "$BENCHDIR/bench-calls.c"
 # shellcheck disable=SC2086
 build env HP_INSTRUMENT_LIBDIR="$WORK/tsc" HP_INSTRUMENT_INCLUDEDIR="$SRCDIR/include" \
-    "$INSTRUMENT" "$CC" $CFLAGS_BENCH -o tsc-hooks "$BENCHDIR/bench-calls.c"
+    "$INSTRUMENT" $CC $CFLAGS_BENCH -o tsc-hooks "$BENCHDIR/bench-calls.c"
 # shellcheck disable=SC2086
 build env HP_INSTRUMENT_LIBDIR="$CORELIBDIR" HP_INSTRUMENT_INCLUDEDIR="$SRCDIR/include" \
-    "$INSTRUMENT" "$CC" $CFLAGS_BENCH -o core "$BENCHDIR/bench-calls.c"
+    "$INSTRUMENT" $CC $CFLAGS_BENCH -o core "$BENCHDIR/bench-calls.c"
 # shellcheck disable=SC2086
-build "$CC" $CFLAGS_BENCH -o timer "$BENCHDIR/bench-timer.c"
+build $CC $CFLAGS_BENCH -o timer "$BENCHDIR/bench-timer.c"
 
 cat >filter.txt <<'EOF'
 SCOREP_REGION_NAMES_BEGIN
@@ -110,7 +110,7 @@ SCOREP_REGION_NAMES_END
 EOF
 
 # ---------------------------------------------------------------- run
-# run VARIANT: runs it once and prints the loop time in ns (empty on failure).
+# run VARIANT: runs it once and prints the loop time in ns; stops the script on failure.
 run() {
     case $1 in
         plain) out=$(./plain "$N") ;;
@@ -140,6 +140,8 @@ while [ "$rep" -le "$REPS" ]; do
             eval "min_$v=$t"
         fi
     done
+    # One repetition of the timestamp loops per round, so they see the same noise.
+    ./timer 2000000 1 >>timer.txt || die "timer run failed"
     rep=$((rep + 1))
 done
 
@@ -152,9 +154,9 @@ if grep -q ' leaf$' "$WORK/exp-filtered/summary.txt" "$WORK/exp-allfiltered/summ
     echo "bench: warning: a filtered run still recorded a filtered function" >&2
 fi
 
-timer_out=$(./timer) || die "timer run failed"
-rdtsc_ns=$(echo "$timer_out" | sed -n 's/.*rdtsc_ns=\([^ ]*\).*/\1/p')
-cgt_ns=$(echo "$timer_out" | sed -n 's/.*clock_gettime_ns=\([^ ]*\).*/\1/p')
+# Minimum of each timestamp figure over the rounds (rdtsc is "n/a" off x86).
+rdtsc_ns=$(sed -n 's/.*rdtsc_ns=\([^ ]*\).*/\1/p' timer.txt | sort -g | head -n 1)
+cgt_ns=$(sed -n 's/.*clock_gettime_ns=\([^ ]*\).*/\1/p' timer.txt | sort -g | head -n 1)
 
 # ---------------------------------------------------------------- report
 awk -v n="$N" -v reps="$REPS" -v timer="$TIMER" \
@@ -179,13 +181,13 @@ BEGIN {
     printf "  %-36s %10.3f %14.2f\n", "(c) hpmeasure, unfiltered", c / 1e9, unf
     printf "  %-36s %10.3f %14.2f\n", "(d) hpmeasure, leaf filtered", d / 1e9, filt
     printf "  %-36s %10.3f %14.2f\n", "(d\047) hpmeasure, leaf+mid filtered", e / 1e9, allf
-    printf "\n  timestamp read: rdtsc %s ns, clock_gettime(MONOTONIC) %.2f ns; core timer: %s\n", tsc, cgt, timer
-    printf "  floor = bare hook + 2 x %s       %14.2f ns/call\n", ts_name, floor
-    printf "  unfiltered / floor                 %14.2f    (target <= 1.5)\n", ratio
-    printf "  unfiltered / TSC-only hooks (b\047)   %14.2f\n", ratio_tsc
-    printf "  filtered (d) - bare hook           %14.2f ns (target <= 2)\n", filt - bare
-    printf "  all filtered (d\047) - bare hook      %14.2f ns\n", allf - bare
-    printf "  for scale, Score-P (published):    ~65 ns/call unfiltered, ~11 ns/call filtered\n\n"
+    printf "\n  timestamp read: rdtsc %s ns, clock_gettime(MONOTONIC) %.2f ns (core reads: %s)\n", tsc, cgt, timer
+    printf "  %-36s %25.2f ns/call\n", "floor = bare hook + 2 x " ts_name, floor
+    printf "  %-36s %25.2f    (target <= 1.5)\n", "unfiltered / floor", ratio
+    printf "  %-36s %25.2f\n", "unfiltered / TSC-only hooks (b\047)", ratio_tsc
+    printf "  %-36s %25.2f ns (target <= 2)\n", "filtered (d) - bare hook", filt - bare
+    printf "  %-36s %25.2f ns\n", "all filtered (d\047) - bare hook", allf - bare
+    printf "  for scale, Score-P (published): ~65 ns/call unfiltered, ~11 ns/call filtered\n\n"
 
     printf "bench: mid_calls=%d\n", n
     printf "bench: instrumented_calls=%d\n", calls

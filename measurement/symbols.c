@@ -17,6 +17,7 @@
 #include <link.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -119,14 +120,19 @@ static void pool_release(struct string_pool *p)
 
 /* ---- session state -------------------------------------------------------------- */
 
+typedef char *(*cxa_demangle_fn)(const char *mangled, char *buf, size_t *len, int *status);
+
 static struct {
     Dwfl *dwfl;
+    cxa_demangle_fn demangler;          /* NULL while no C++ runtime is loaded */
     bool have_generation;               /* the loader's adds/subs counters are readable */
     unsigned long long reported_generation; /* their sum when the maps were last reported */
     struct string_pool strings;
 } S;
 
 /* ---- module reporting ----------------------------------------------------------- */
+
+static void find_demangler(void);
 
 /*
  * Local-only debuginfo search. dwfl_standard_find_debuginfo ends by asking the
@@ -187,6 +193,7 @@ static int report_process_modules(void)
     int err = dwfl_linux_proc_report(S.dwfl, getpid());
     if (dwfl_report_end(S.dwfl, NULL, NULL) != 0 || err != 0)
         return -1;
+    find_demangler();
     return 0;
 }
 
@@ -284,45 +291,62 @@ static int lookup_definition(Dwfl_Module *mod, uintptr_t addr, const char **file
 
 /* ---- demangling ------------------------------------------------------------------ */
 
-typedef char *(*cxa_demangle_fn)(const char *mangled, char *buf, size_t *len, int *status);
-
-/* __cxa_demangle as seen from handle, or NULL. The memcpy is POSIX's way of turning
- * dlsym's object pointer into a function pointer without a cast ISO C forbids. */
-static cxa_demangle_fn demangler_in(void *handle)
+/*
+ * The demangler is the process' own __cxa_demangle (libstdc++ or libc++abi), found in
+ * the symbol tables libdwfl already read, after every report of the modules. It is
+ * never looked up with dlsym or dlopen: those take the loader's lock, and lookups run
+ * under the region registry's lock, while a thread inside dlopen runs instrumented
+ * constructors that wait for that registry lock; the two would deadlock.
+ */
+/* True when addr lies in an executable mapping of this process. libdwfl's own private
+ * mappings of ELF files it has read show up in the process maps too, and so as modules
+ * of the same name, at addresses where nothing can be called. */
+static bool address_is_executable(uintptr_t addr)
 {
-    void *sym = dlsym(handle, "__cxa_demangle");
-    cxa_demangle_fn fn = NULL;
-    if (sym != NULL)
-        memcpy(&fn, &sym, sizeof(fn));
-    return fn;
+    FILE *maps = fopen("/proc/self/maps", "r");
+    if (maps == NULL)
+        return false;
+    char line[512];
+    bool executable = false;
+    while (fgets(line, sizeof(line), maps) != NULL) {
+        unsigned long lo, hi;
+        char perms[5];
+        if (sscanf(line, "%lx-%lx %4s", &lo, &hi, perms) == 3 && addr >= lo && addr < hi) {
+            executable = perms[2] == 'x';
+            break;
+        }
+    }
+    fclose(maps);
+    return executable;
 }
 
-/*
- * Finds the process' demangler; *lib is set when it was reached through an extra
- * reference that the caller drops with dlclose after use. Looked up on every call: a
- * dlopen'ed C++ library may bring libstdc++ in later, and a dlclose may take it away.
- */
-static cxa_demangle_fn find_demangler(void **lib)
+static int find_demangler_in_module(Dwfl_Module *mod, void **userdata, const char *name,
+                                    Dwarf_Addr start, void *arg)
 {
-    *lib = NULL;
-    cxa_demangle_fn fn = demangler_in(RTLD_DEFAULT);
-    if (fn != NULL)
-        return fn;
-    /* C++ code loaded with RTLD_LOCAL keeps libstdc++ out of the global scope; take it
-     * (or libc++abi) only if it is already loaded, never load it ourselves. */
-    static const char *const runtimes[] = { "libstdc++.so.6", "libc++abi.so.1" };
-    for (size_t i = 0; i < sizeof(runtimes) / sizeof(runtimes[0]); i++) {
-        void *handle = dlopen(runtimes[i], RTLD_LAZY | RTLD_NOLOAD);
-        if (handle == NULL)
-            continue;
-        fn = demangler_in(handle);
-        if (fn != NULL) {
-            *lib = handle;
-            return fn;
+    (void)userdata, (void)start, (void)arg;
+    if (name == NULL || (strstr(name, "libstdc++") == NULL && strstr(name, "libc++abi") == NULL))
+        return DWARF_CB_OK;
+    int n = dwfl_module_getsymtab(mod);
+    for (int i = 1; i < n; i++) {
+        GElf_Sym sym;
+        GElf_Addr addr;
+        const char *sname = dwfl_module_getsym_info(mod, i, &sym, &addr, NULL, NULL, NULL);
+        if (sname != NULL && GELF_ST_TYPE(sym.st_info) == STT_FUNC && addr != 0 &&
+            strcmp(sname, "__cxa_demangle") == 0) {
+            uintptr_t a = (uintptr_t)addr;
+            if (!address_is_executable(a))
+                return DWARF_CB_OK;
+            memcpy(&S.demangler, &a, sizeof(S.demangler)); /* code address -> function */
+            return DWARF_CB_ABORT;
         }
-        dlclose(handle);
     }
-    return NULL;
+    return DWARF_CB_OK;
+}
+
+static void find_demangler(void)
+{
+    S.demangler = NULL;
+    dwfl_getmodules(S.dwfl, find_demangler_in_module, NULL, 0);
 }
 
 /* Demangles an Itanium C++ name; returns a malloc'ed string, or NULL when the name is
@@ -331,14 +355,10 @@ static char *demangle(const char *mangled)
 {
     if (strncmp(mangled, "_Z", 2) != 0)
         return NULL;
-    void *lib;
-    cxa_demangle_fn fn = find_demangler(&lib);
-    if (fn == NULL)
+    if (S.demangler == NULL)
         return NULL;
     int status = -1;
-    char *demangled = fn(mangled, NULL, NULL, &status);
-    if (lib != NULL)
-        dlclose(lib); /* only drops the reference our RTLD_NOLOAD open added */
+    char *demangled = S.demangler(mangled, NULL, NULL, &status);
     if (status != 0) {
         free(demangled);
         return NULL;

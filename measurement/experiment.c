@@ -103,6 +103,9 @@ static size_t collect_notes(char notes[][256], const hp_profile *p)
     if (unmatched > 0)
         snprintf(notes[n++], 256, "%llu function exits matched no entered function "
                  "and were ignored", (unsigned long long)unmatched);
+    if (hp_location_refused_count() > 0)
+        snprintf(notes[n++], 256, "%llu threads were not measured: HP_TOTAL_MEMORY could "
+                 "not hold their call trees", (unsigned long long)hp_location_refused_count());
     if (hp_region_unknown_count() > 0)
         snprintf(notes[n++], 256, "%llu functions had no symbol and are named "
                  "UNKNOWN@<address>", (unsigned long long)hp_region_unknown_count());

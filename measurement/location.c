@@ -20,6 +20,10 @@ _Thread_local hp_location *hp__tls_location __attribute__((tls_model("initial-ex
 
 static _Atomic(hp_location *) location_list;
 static _Atomic uint32_t location_count;
+static _Atomic uint64_t refused_count;
+/* Stands in for the location of a thread the budget could not hold, so that its
+ * events cost one check instead of a new attempt each time. */
+static hp_location unmeasured_location = { .busy = HP_BUSY_STOPPED };
 static hp_region *root_region;
 static pthread_key_t thread_end_key;
 static pthread_once_t thread_end_once = PTHREAD_ONCE_INIT;
@@ -32,11 +36,9 @@ void hp_location_set_root_region(hp_region *root)
 static void on_thread_end(void *arg)
 {
     hp_location *loc = arg;
-    if (!loc->busy) {
-        loc->busy = 1;
-        hp_location_close(loc, hp_timer_now());
-        loc->ended = true;
-    }
+    atomic_fetch_or(&loc->busy, HP_BUSY_STOPPED);
+    hp_location_close(loc, hp_timer_now());
+    loc->ended = true;
 }
 
 static void create_thread_end_key(void)
@@ -95,7 +97,8 @@ hp_location *hp__location_attach(void)
         return NULL;
     hp_location *loc = location_new();
     if (loc == NULL) {
-        hp_runtime_note_memory_exhausted();
+        atomic_fetch_add(&refused_count, 1);
+        hp__tls_location = &unmeasured_location;
         return NULL;
     }
     loc->start_time = hp_timer_now();
@@ -129,15 +132,23 @@ void hp__location_stack_shrink(hp_location *loc)
 
 void hp_location_close(hp_location *loc, uint64_t now)
 {
-    while (loc->depth > 0) {
-        if (loc->sp == loc->stack_base)
-            hp__location_stack_shrink(loc);
-        hp_frame *f = --loc->sp;
-        loc->depth--;
-        if (f->node != NULL)
+    if (atomic_exchange(&loc->closed, 1))
+        return;
+    const hp_stack_chunk *c = loc->chunk;
+    const hp_frame *f = loc->sp;
+    for (uint64_t n = loc->depth; n > 0; n--) {
+        if (f == c->base) {
+            if (c->prev == NULL)
+                break;
+            c = c->prev;
+            f = c->limit;
+        }
+        if (f <= c->base || f > c->limit) /* a snapshot taken mid-update: stop there */
+            break;
+        --f;
+        if (f->node != NULL && f->start <= now)
             hp_cct_visit_end(f->node, now - f->start);
     }
-    loc->current = loc->cct.root;
     loc->end_time = now;
     hp_cct_node *root = loc->cct.root;
     root->incl_ticks = root->min_ticks = root->max_ticks = now - loc->start_time;
@@ -146,7 +157,7 @@ void hp_location_close(hp_location *loc, uint64_t now)
 hp_location *hp_location_stop_all(void)
 {
     for (hp_location *l = atomic_load(&location_list); l != NULL; l = l->next)
-        l->busy = 1;
+        atomic_fetch_or(&l->busy, HP_BUSY_STOPPED);
     return atomic_load(&location_list);
 }
 
@@ -158,4 +169,9 @@ hp_location *hp_location_list(void)
 uint32_t hp_location_count(void)
 {
     return atomic_load(&location_count);
+}
+
+uint64_t hp_location_refused_count(void)
+{
+    return atomic_load(&refused_count);
 }

@@ -11,7 +11,7 @@
 #ifndef HP_MEASUREMENT_LOCATION_H
 #define HP_MEASUREMENT_LOCATION_H
 
-#include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -38,6 +38,13 @@ typedef struct hp_stack_chunk {
 
 enum { HP_REGION_CACHE_SIZE = 256 };
 
+/* Why a location ignores events. Kept as separate bits so that leaving the core (clearing
+ * INSIDE) can never undo a stop requested meanwhile by finalize. */
+enum {
+    HP_BUSY_INSIDE = 1u << 0,  /* its thread is inside the core (symbolizing, ...) */
+    HP_BUSY_STOPPED = 1u << 1  /* measurement has ended for it */
+};
+
 typedef struct hp_cache_entry {
     uintptr_t addr;
     hp_region *region;
@@ -45,7 +52,7 @@ typedef struct hp_cache_entry {
 
 typedef struct hp_location {
     /* hot: touched by every enter/exit */
-    volatile sig_atomic_t busy; /* inside the core, or measurement stopped: ignore events */
+    _Atomic unsigned busy;      /* HP_BUSY_* bits: non-zero = ignore events */
     hp_frame *sp;               /* next free frame */
     hp_frame *stack_base;       /* first frame of the current chunk */
     hp_frame *stack_limit;      /* one past the last frame of the current chunk */
@@ -59,6 +66,7 @@ typedef struct hp_location {
     /* cold */
     uint32_t id;                /* thread number in this process, 0 = master */
     bool ended;                 /* its thread has exited */
+    _Atomic int closed;         /* open frames accounted (once: thread end or finalize) */
     uint64_t start_time;
     uint64_t end_time;
     uint64_t mismatched_exits;  /* exits that did not match the innermost frame */
@@ -76,6 +84,11 @@ extern _Thread_local hp_location *hp__tls_location __attribute__((tls_model("ini
  * budget is used up. */
 hp_location *hp__location_attach(void);
 
+static inline bool hp_location_ignores_events(hp_location *loc)
+{
+    return atomic_load_explicit(&loc->busy, memory_order_relaxed) != 0;
+}
+
 static inline hp_location *hp_location_get(void)
 {
     hp_location *loc = hp__tls_location;
@@ -90,16 +103,21 @@ hp_frame *hp__location_stack_grow(hp_location *loc);
 /* Called when sp reached the base of a chunk that is not the first: moves back. */
 void hp__location_stack_shrink(hp_location *loc);
 
-/* Closes every open frame of loc at time `now` (exit from deep inside, thread end,
- * finalize) and records the end time. */
+/* Accounts every open frame of loc as ending at `now` (exit from deep inside, thread
+ * end, finalize) and records the end time; only the first call per location counts. It
+ * reads the shadow stack without changing it, so it is safe while the location's
+ * thread is still finishing an event. */
 void hp_location_close(hp_location *loc, uint64_t now);
 
-/* Stops measurement on every location (busy = 1) and returns the list head. */
+/* Stops measurement on every location (HP_BUSY_STOPPED) and returns the list head. */
 hp_location *hp_location_stop_all(void);
 
 /* All locations, in creation order of their ids (list head = newest). */
 hp_location *hp_location_list(void);
 uint32_t hp_location_count(void);
+
+/* Threads that were not measured because the budget could not hold their location. */
+uint64_t hp_location_refused_count(void);
 
 /* Set up by measurement start-up: the program root region every tree hangs below. */
 void hp_location_set_root_region(hp_region *root);

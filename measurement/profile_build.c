@@ -280,7 +280,9 @@ static void fill_metrics(hp_profile_data *d)
     d->profile.nmetrics = 4;
 }
 
-/* Locations indexed by id. */
+/* Locations in order of their ids. An id can be missing from the list (a thread that
+ * took its id while the run was ending and was not published yet); it is skipped, since
+ * Cube wants location numbers without gaps. */
 static hp_location **locations_by_id(hp_location *list, size_t *count)
 {
     size_t n = 0;
@@ -288,10 +290,15 @@ static hp_location **locations_by_id(hp_location *list, size_t *count)
         if (l->id + 1 > n)
             n = l->id + 1;
     hp_location **by_id = calloc(n ? n : 1, sizeof(hp_location *));
-    if (by_id != NULL)
-        for (hp_location *l = list; l != NULL; l = l->next)
-            by_id[l->id] = l;
-    *count = n;
+    if (by_id == NULL)
+        return NULL;
+    for (hp_location *l = list; l != NULL; l = l->next)
+        by_id[l->id] = l;
+    size_t used = 0;
+    for (size_t i = 0; i < n; i++)
+        if (by_id[i] != NULL)
+            by_id[used++] = by_id[i];
+    *count = used;
     return by_id;
 }
 
@@ -317,7 +324,7 @@ int hp_profile_build(hp_profile_data *d, hp_location *list, double ticks_per_sec
     if (locs == NULL || L == 0 || union_init(&u, locs[0]->cct.root->region->id) < 0)
         goto out;
     for (size_t l = 0; l < L; l++)
-        if (locs[l] == NULL || walk_location(&u, locs[l], NULL, NULL) < 0)
+        if (walk_location(&u, locs[l], NULL, NULL) < 0)
             goto out_union;
     d->cnodes = calloc(u.count, sizeof(hp_profile_cnode));
     if (d->cnodes == NULL || number_union(&u, d->cnodes) < 0 ||

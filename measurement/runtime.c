@@ -32,7 +32,6 @@ enum { STATE_OFF, STATE_STARTING, STATE_RUNNING, STATE_DONE, STATE_DISABLED };
 static _Atomic int state = STATE_OFF;
 static hp_filter *filter;
 static time_t start_wall_time;
-static _Atomic int memory_note;
 
 static const char *env_lookup(const char *name)
 {
@@ -130,11 +129,6 @@ bool hp_runtime_ensure_started(void)
     return atomic_load(&state) == STATE_RUNNING;
 }
 
-void hp_runtime_note_memory_exhausted(void)
-{
-    atomic_store(&memory_note, 1);
-}
-
 void hp_runtime_finalize(void)
 {
     int expected = STATE_RUNNING;
@@ -142,12 +136,9 @@ void hp_runtime_finalize(void)
         return;
     uint64_t now = hp_timer_now();
     for (hp_location *l = hp_location_stop_all(); l != NULL; l = l->next)
-        if (!l->ended)
-            hp_location_close(l, now);
+        hp_location_close(l, now); /* no-op for threads that ended already */
     hp_experiment_write(start_wall_time);
-    if (filter != NULL)
-        hp_filter_free(filter);
-    filter = NULL;
+    /* The filter is not freed: a thread still resolving a region may be reading it. */
 }
 
 /* The library constructor: start measurement and create the master thread's location

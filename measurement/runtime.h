@@ -18,7 +18,4 @@ bool hp_runtime_ensure_started(void);
 /* Writes the experiment now and stops measurement (idempotent). */
 void hp_runtime_finalize(void);
 
-/* Remembers that the budget ran out, for the report (never prints on a hot path). */
-void hp_runtime_note_memory_exhausted(void);
-
 #endif

@@ -28,9 +28,9 @@ static inline hp_cache_entry *cache_slot(hp_location *loc, uintptr_t addr)
 static HP_COLD hp_region *cache_fill(hp_location *loc, hp_cache_entry *e, uintptr_t addr)
 {
     int saved = errno;
-    loc->busy = 1;
+    atomic_fetch_or(&loc->busy, HP_BUSY_INSIDE);
     hp_region *r = hp_region_for_address(addr);
-    loc->busy = 0;
+    atomic_fetch_and(&loc->busy, ~(unsigned)HP_BUSY_INSIDE);
     errno = saved;
     if (r != NULL) {
         e->addr = addr;
@@ -51,7 +51,7 @@ void __cyg_profile_func_enter(void *fn, void *call_site)
 {
     (void)call_site;
     hp_location *loc = hp_location_get();
-    if (unlikely(loc == NULL || loc->busy))
+    if (unlikely(loc == NULL || hp_location_ignores_events(loc)))
         return;
     uintptr_t addr = (uintptr_t)fn;
     hp_region *r = region_of(loc, addr);
@@ -64,7 +64,7 @@ void __cyg_profile_func_exit(void *fn, void *call_site)
 {
     (void)call_site;
     hp_location *loc = hp__tls_location;
-    if (unlikely(loc == NULL || loc->busy))
+    if (unlikely(loc == NULL || hp_location_ignores_events(loc)))
         return;
     uintptr_t addr = (uintptr_t)fn;
     hp_region *r = region_of(loc, addr);

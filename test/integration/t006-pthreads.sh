@@ -2,7 +2,7 @@
 # A pthreads program: one location per thread, each with its own call tree and visits.
 # A forked child (no exec) writes no second experiment.
 . "$HP_SRCDIR/test/integration/lib.sh"
-plan 8
+plan 10
 
 check "build threads.c" hp-instrument gcc -O1 -pthread -o threads "$PROGRAMS/threads.c"
 HP_EXPERIMENT_DIRECTORY=exp check "run" ./threads
@@ -12,6 +12,14 @@ got=$($CUBEDUMP exp/profile.cubex | awk -F'\t' '$1 == "threads/worker/work" && $
 check_eq "workers called work 10, 20, 30 times" "10 20 30 " "$got"
 got=$($CUBEDUMP exp/profile.cubex | awk -F'\t' '$1 == "threads/main/work" && $3 != "visits=0" { print $2, $3 }')
 check_eq "main thread (location 0) called work once" "0 visits=1" "$got"
+
+check "build exit_race.c" hp-instrument gcc -O1 -pthread -o exit_race "$PROGRAMS/exit_race.c"
+bad=0
+for delay in 500 1000 2000 3000 5000 8000 13000 21000 34000 55000; do
+    HP_EXPERIMENT_DIRECTORY=race-$delay ./exit_race $delay >/dev/null 2>&1 || bad=$((bad + 1))
+    $CUBECHECK race-$delay/profile.cubex >/dev/null 2>&1 || bad=$((bad + 1))
+done
+check_eq "exit() while threads recurse: 10 runs end normally with valid profiles" 0 "$bad"
 
 check "build forks.c" hp-instrument gcc -O1 -o forks "$PROGRAMS/forks.c"
 check "run" ./forks

@@ -27,6 +27,11 @@ typedef struct hp_cct_node {
     uint64_t incl_ticks;     /* inclusive time, sum over visits */
     uint64_t min_ticks;      /* per-visit inclusive extremes (UINT64_MAX until a visit ends) */
     uint64_t max_ticks;
+    /* point-to-point and collective message metrics (MPI adapter) */
+    uint64_t bytes_sent;
+    uint64_t bytes_received;
+    uint64_t messages_sent;
+    uint64_t messages_received;
 } hp_cct_node;
 
 typedef struct hp_cct_slot {

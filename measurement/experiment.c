@@ -167,8 +167,9 @@ void hp_experiment_write(time_t start)
     char host[256] = "localhost";
     gethostname(host, sizeof(host) - 1);
     hp_profile_data d;
+    hp_profile_options options = { 0, false };
     if (hp_profile_build(&d, hp_location_list(), hp_timer_ticks_per_second(), host,
-                         "hpmeasure " HP_VERSION) < 0) {
+                         "hpmeasure " HP_VERSION, &options) < 0) {
         fprintf(stderr, "hpmeasure: out of memory while building the profile; "
                         "nothing written\n");
         return;

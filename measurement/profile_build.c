@@ -10,28 +10,11 @@
  */
 #include "profile_build.h"
 
+#include "union_tree.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define NONE UINT32_MAX
-
-typedef struct union_node {
-    uint32_t region;
-    uint32_t parent;
-    uint32_t first_child;
-    uint32_t last_child;
-    uint32_t next_sibling;
-    uint32_t position; /* depth-first pre-order index */
-} union_node;
-
-typedef struct union_tree {
-    union_node *nodes;
-    uint32_t count;
-    uint32_t capacity;
-    uint32_t *slots; /* node index + 1, 0 = empty */
-    uint32_t mask;
-} union_tree;
 
 typedef struct walk_item {
     const hp_cct_node *node;
@@ -43,94 +26,6 @@ typedef struct walk_stack {
     size_t count;
     size_t capacity;
 } walk_stack;
-
-static uint32_t slot_hash(uint32_t parent, uint32_t region)
-{
-    uint64_t k = ((uint64_t)parent << 32 | region) * 0x9E3779B97F4A7C15ull;
-    return (uint32_t)(k >> 32);
-}
-
-static int union_init(union_tree *u, uint32_t root_region)
-{
-    memset(u, 0, sizeof(*u));
-    u->capacity = 1024;
-    u->mask = 4096 - 1;
-    u->nodes = malloc(u->capacity * sizeof(union_node));
-    u->slots = calloc(u->mask + 1, sizeof(uint32_t));
-    if (u->nodes == NULL || u->slots == NULL)
-        return -1;
-    u->nodes[0] = (union_node){ root_region, NONE, NONE, NONE, NONE, 0 };
-    u->count = 1;
-    return 0;
-}
-
-static void union_release(union_tree *u)
-{
-    free(u->nodes);
-    free(u->slots);
-}
-
-static uint32_t *union_slot(union_tree *u, uint32_t parent, uint32_t region)
-{
-    uint32_t i = slot_hash(parent, region) & u->mask;
-    for (;; i = (i + 1) & u->mask) {
-        uint32_t s = u->slots[i];
-        if (s == 0)
-            return &u->slots[i];
-        const union_node *n = &u->nodes[s - 1];
-        if (n->parent == parent && n->region == region)
-            return &u->slots[i];
-    }
-}
-
-static int union_grow(union_tree *u)
-{
-    if (u->count == u->capacity) {
-        union_node *nodes = realloc(u->nodes, 2 * u->capacity * sizeof(union_node));
-        if (nodes == NULL)
-            return -1;
-        u->nodes = nodes;
-        u->capacity *= 2;
-    }
-    if ((u->count + 1) * 2 > u->mask + 1) {
-        uint32_t *old = u->slots, old_mask = u->mask;
-        u->mask = (u->mask + 1) * 2 - 1;
-        u->slots = calloc(u->mask + 1, sizeof(uint32_t));
-        if (u->slots == NULL) {
-            u->slots = old;
-            u->mask = old_mask;
-            return -1;
-        }
-        for (uint32_t i = 0; i <= old_mask; i++)
-            if (old[i] != 0) {
-                const union_node *n = &u->nodes[old[i] - 1];
-                *union_slot(u, n->parent, n->region) = old[i];
-            }
-        free(old);
-    }
-    return 0;
-}
-
-/* The union child of parent for region, created (appended last) when new. */
-static uint32_t union_child(union_tree *u, uint32_t parent, uint32_t region)
-{
-    uint32_t *slot = union_slot(u, parent, region);
-    if (*slot != 0)
-        return *slot - 1;
-    if (union_grow(u) < 0)
-        return NONE;
-    slot = union_slot(u, parent, region); /* the table may have moved */
-    uint32_t id = u->count++;
-    u->nodes[id] = (union_node){ region, parent, NONE, NONE, NONE, 0 };
-    union_node *p = &u->nodes[parent];
-    if (p->last_child == NONE)
-        p->first_child = id;
-    else
-        u->nodes[p->last_child].next_sibling = id;
-    p->last_child = id;
-    *slot = id + 1;
-    return id;
-}
 
 static int stack_push(walk_stack *s, const hp_cct_node *node, uint32_t uid)
 {
@@ -149,7 +44,7 @@ static int stack_push(walk_stack *s, const hp_cct_node *node, uint32_t uid)
 /* Calls visit(node, uid, ctx) for every node of loc's tree with its union id, merging
  * new call paths into u. Children are merged in creation order (the tree lists them
  * newest first), so union children appear in order of first appearance. */
-static int walk_location(union_tree *u, const hp_location *loc,
+static int walk_location(hp_union_tree *u, const hp_location *loc,
                          void (*visit)(const hp_cct_node *, uint32_t, void *), void *ctx)
 {
     walk_stack s = { 0 };
@@ -161,10 +56,10 @@ static int walk_location(union_tree *u, const hp_location *loc,
         size_t first = s.count;
         for (const hp_cct_node *c = it.node->first_child; c != NULL && rc == 0;
              c = c->next_sibling)
-            rc = stack_push(&s, c, NONE);
+            rc = stack_push(&s, c, HP_UNION_NONE);
         for (size_t i = s.count; i-- > first && rc == 0;) { /* oldest child is last */
-            s.items[i].uid = union_child(u, it.uid, s.items[i].node->region->id);
-            if (s.items[i].uid == NONE)
+            s.items[i].uid = hp_union_child(u, it.uid, s.items[i].node->region->id);
+            if (s.items[i].uid == HP_UNION_NONE)
                 rc = -1;
         }
     }
@@ -172,38 +67,9 @@ static int walk_location(union_tree *u, const hp_location *loc,
     return rc;
 }
 
-/* Numbers the union tree in depth-first pre-order and fills cnodes. */
-static int number_union(union_tree *u, hp_profile_cnode *cnodes)
-{
-    uint32_t *stack = malloc(u->count * sizeof(uint32_t));
-    if (stack == NULL)
-        return -1;
-    size_t top = 0;
-    uint32_t next = 0;
-    stack[top++] = 0;
-    while (top > 0) {
-        union_node *n = &u->nodes[stack[--top]];
-        n->position = next++;
-        cnodes[n->position].region = n->region;
-        cnodes[n->position].parent =
-            n->parent == NONE ? HP_PROFILE_NO_PARENT : u->nodes[n->parent].position;
-        size_t first = top;
-        for (uint32_t c = n->first_child; c != NONE; c = u->nodes[c].next_sibling)
-            stack[top++] = c;
-        for (size_t i = first, j = top; i + 1 < j; i++) { /* first child on top */
-            j--;
-            uint32_t t = stack[i];
-            stack[i] = stack[j];
-            stack[j] = t;
-        }
-    }
-    free(stack);
-    return 0;
-}
-
 typedef struct fill_ctx {
     hp_profile_data *d;
-    const union_tree *u;
+    const hp_union_tree *u;
     size_t location;
     size_t nlocations;
     double ticks_per_second;
@@ -215,6 +81,12 @@ static void fill_values(const hp_cct_node *n, uint32_t uid, void *arg)
     size_t i = (size_t)c->u->nodes[uid].position * c->nlocations + c->location;
     c->d->visits[i] = n->visits;
     c->d->time[i] = (double)n->incl_ticks / c->ticks_per_second;
+    if (c->d->message_values[0] != NULL) {
+        c->d->message_values[0][i] = n->bytes_sent;
+        c->d->message_values[1][i] = n->bytes_received;
+        c->d->message_values[2][i] = n->messages_sent;
+        c->d->message_values[3][i] = n->messages_received;
+    }
     if (n->min_ticks != UINT64_MAX) {
         c->d->min_time[i] = (double)n->min_ticks / c->ticks_per_second;
         c->d->max_time[i] = (double)n->max_ticks / c->ticks_per_second;
@@ -231,17 +103,18 @@ static int fill_regions(hp_profile_data *d)
         const hp_region *r = hp_region_at(i);
         d->regions[i] = (hp_profile_region){ r->name, r->mangled, r->file, r->line, -1,
                                              hp_paradigm_name(r->paradigm),
-                                             hp_role_name(r->role) };
+                                             r->role };
     }
     d->profile.regions = d->regions;
     d->profile.nregions = n;
     return 0;
 }
 
-static int fill_system(hp_profile_data *d, size_t nlocations, const char *host_name)
+static int fill_system(hp_profile_data *d, size_t nlocations, const char *host_name,
+                       int rank)
 {
     d->node.name = host_name;
-    d->process = (hp_profile_process){ 0, 0 };
+    d->process = (hp_profile_process){ rank, 0 };
     d->locations = calloc(nlocations, sizeof(hp_profile_location));
     d->location_names = calloc(nlocations, sizeof(*d->location_names));
     if (d->locations == NULL || d->location_names == NULL)
@@ -278,6 +151,20 @@ static void fill_metrics(hp_profile_data *d)
                                          d->max_time };
     d->profile.metrics = d->metrics;
     d->profile.nmetrics = 4;
+    if (d->message_values[0] == NULL)
+        return;
+    static const char *const names[4][3] = {
+        { "bytes_sent", "Bytes sent", "Bytes sent by MPI calls" },
+        { "bytes_received", "Bytes received", "Bytes received by MPI calls" },
+        { "messages_sent", "Messages sent", "Point-to-point messages sent" },
+        { "messages_received", "Messages received", "Point-to-point messages received" },
+    };
+    for (int m = 0; m < 4; m++)
+        d->metrics[4 + m] = (hp_profile_metric){ names[m][0], names[m][1],
+                                                 m < 2 ? "bytes" : "occ", names[m][2],
+                                                 HP_DTYPE_UINT64, HP_METRIC_EXCLUSIVE,
+                                                 d->message_values[m] };
+    d->profile.nmetrics = 8;
 }
 
 /* Locations in order of their ids. An id can be missing from the list (a thread that
@@ -302,8 +189,11 @@ static hp_location **locations_by_id(hp_location *list, size_t *count)
     return by_id;
 }
 
-static int alloc_values(hp_profile_data *d, size_t cells)
+static int alloc_values(hp_profile_data *d, size_t cells, bool with_messages)
 {
+    for (int m = 0; with_messages && m < 4; m++)
+        if ((d->message_values[m] = calloc(cells, sizeof(uint64_t))) == NULL)
+            return -1;
     d->visits = calloc(cells, sizeof(uint64_t));
     d->time = calloc(cells, sizeof(double));
     d->min_time = calloc(cells, sizeof(double));
@@ -312,23 +202,24 @@ static int alloc_values(hp_profile_data *d, size_t cells)
 }
 
 int hp_profile_build(hp_profile_data *d, hp_location *list, double ticks_per_second,
-                     const char *host_name, const char *creator)
+                     const char *host_name, const char *creator,
+                     const hp_profile_options *options)
 {
     memset(d, 0, sizeof(*d));
     d->profile.creator = creator;
     d->profile.machine_name = "Linux";
     size_t L;
     hp_location **locs = locations_by_id(list, &L);
-    union_tree u;
+    hp_union_tree u;
     int rc = -1;
-    if (locs == NULL || L == 0 || union_init(&u, locs[0]->cct.root->region->id) < 0)
+    if (locs == NULL || L == 0 || hp_union_init(&u, locs[0]->cct.root->region->id) < 0)
         goto out;
     for (size_t l = 0; l < L; l++)
         if (walk_location(&u, locs[l], NULL, NULL) < 0)
             goto out_union;
     d->cnodes = calloc(u.count, sizeof(hp_profile_cnode));
-    if (d->cnodes == NULL || number_union(&u, d->cnodes) < 0 ||
-        alloc_values(d, (size_t)u.count * L) < 0)
+    if (d->cnodes == NULL || hp_union_number(&u, d->cnodes) < 0 ||
+        alloc_values(d, (size_t)u.count * L, options->with_messages) < 0)
         goto out_union;
     d->profile.cnodes = d->cnodes;
     d->profile.ncnodes = u.count;
@@ -336,12 +227,12 @@ int hp_profile_build(hp_profile_data *d, hp_location *list, double ticks_per_sec
         fill_ctx ctx = { d, &u, l, L, ticks_per_second };
         walk_location(&u, locs[l], fill_values, &ctx);
     }
-    if (fill_regions(d) < 0 || fill_system(d, L, host_name) < 0)
+    if (fill_regions(d) < 0 || fill_system(d, L, host_name, options->rank) < 0)
         goto out_union;
     fill_metrics(d);
     rc = 0;
 out_union:
-    union_release(&u);
+    hp_union_release(&u);
 out:
     free(locs);
     return rc;
@@ -357,5 +248,7 @@ void hp_profile_data_release(hp_profile_data *d)
     free(d->time);
     free(d->min_time);
     free(d->max_time);
+    for (int m = 0; m < 4; m++)
+        free(d->message_values[m]);
     memset(d, 0, sizeof(*d));
 }

@@ -7,6 +7,8 @@
 #ifndef HP_MEASUREMENT_PROFILE_BUILD_H
 #define HP_MEASUREMENT_PROFILE_BUILD_H
 
+#include <stdbool.h>
+
 #include "location.h"
 #include "profile.h"
 
@@ -19,17 +21,24 @@ typedef struct hp_profile_data {
     hp_profile_process process;
     hp_profile_location *locations;
     char (*location_names)[32];
-    hp_profile_metric metrics[4];
+    hp_profile_metric metrics[8];
     uint64_t *visits;
     double *time;
     double *min_time;
     double *max_time;
+    uint64_t *message_values[4]; /* bytes_sent, bytes_received, messages_sent, _received */
 } hp_profile_data;
+
+typedef struct hp_profile_options {
+    int rank;           /* MPI rank of this process, 0 without MPI */
+    bool with_messages; /* add bytes_sent, bytes_received, messages_sent, messages_received */
+} hp_profile_options;
 
 /* Builds the profile of the locations in list (any order; they are ordered by id).
  * ticks_per_second converts timer ticks. Returns 0, or -1 when memory ran out. */
 int hp_profile_build(hp_profile_data *d, hp_location *list, double ticks_per_second,
-                     const char *host_name, const char *creator);
+                     const char *host_name, const char *creator,
+                     const hp_profile_options *options);
 
 void hp_profile_data_release(hp_profile_data *d);
 

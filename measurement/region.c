@@ -131,7 +131,7 @@ static int regions_append(hp_region *r)
 }
 
 static hp_region *region_new(const char *name, const char *mangled, const char *file,
-                             int line, hp_paradigm paradigm, hp_role role)
+                             int line, hp_paradigm paradigm, const char *role)
 {
     hp_region *r = hp_arena_alloc(&registry_arena, sizeof(*r));
     if (r == NULL)
@@ -149,7 +149,7 @@ static hp_region *region_new(const char *name, const char *mangled, const char *
 }
 
 hp_region *hp_region_define(const char *name, const char *file, int line,
-                            hp_paradigm paradigm, hp_role role)
+                            hp_paradigm paradigm, const char *role)
 {
     pthread_mutex_lock(&registry_lock);
     hp_region *r = region_new(name, name, file, line, paradigm, role);
@@ -213,9 +213,4 @@ const char *hp_paradigm_name(hp_paradigm p)
 {
     static const char *const names[] = { "measurement", "compiler", "user", "mpi" };
     return names[p];
-}
-
-const char *hp_role_name(hp_role r)
-{
-    return r == HP_ROLE_ARTIFICIAL ? "artificial" : "function";
 }

@@ -23,10 +23,9 @@ typedef enum hp_paradigm {
     HP_PARADIGM_MPI
 } hp_paradigm;
 
-typedef enum hp_role {
-    HP_ROLE_FUNCTION,
-    HP_ROLE_ARTIFICIAL
-} hp_role;
+/* Cube region roles (Score-P's names); a region stores one of these strings. */
+#define HP_ROLE_FUNCTION "function"
+#define HP_ROLE_ARTIFICIAL "artificial"
 
 typedef struct hp_region {
     uint32_t id;    /* dense, in order of definition */
@@ -36,7 +35,7 @@ typedef struct hp_region {
     const char *file; /* "" when unknown */
     int line;         /* -1 when unknown */
     hp_paradigm paradigm;
-    hp_role role;
+    const char *role; /* HP_ROLE_* or another Score-P role, a static string */
 } hp_region;
 
 /* Stands for "this address is filtered out" in the registry and the location caches. */
@@ -58,7 +57,7 @@ hp_region *hp_region_for_address(uintptr_t addr);
 /* Defines a region that has no code address (the program root, later MPI and user
  * regions). Returns NULL when the budget is used up. */
 hp_region *hp_region_define(const char *name, const char *file, int line,
-                            hp_paradigm paradigm, hp_role role);
+                            hp_paradigm paradigm, const char *role);
 
 /* Number of regions defined so far, and region number `id` (< count). */
 uint32_t hp_region_count(void);
@@ -68,6 +67,5 @@ hp_region *hp_region_at(uint32_t id);
 uint64_t hp_region_unknown_count(void);
 
 const char *hp_paradigm_name(hp_paradigm p);
-const char *hp_role_name(hp_role r);
 
 #endif

@@ -79,7 +79,7 @@ TEST(defined_regions_have_no_address)
     ASSERT(r != NULL);
     ASSERT_UINT_EQ(r->addr, 0);
     ASSERT_STR_EQ(hp_paradigm_name(r->paradigm), "measurement");
-    ASSERT_STR_EQ(hp_role_name(r->role), "artificial");
+    ASSERT_STR_EQ(r->role, "artificial");
     return 0;
 }
 

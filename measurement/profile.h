@@ -78,6 +78,14 @@ typedef struct hp_profile_metric {
     const void *values; /* ncnodes * nlocations values of dtype, row-major */
 } hp_profile_metric;
 
+/* Calls that were counted but not measured (e.g. MPI functions left out by
+ * HP_MPI_ENABLE_GROUPS / HP_MPI_EXCLUDE): one entry per (function, process) with calls. */
+typedef struct hp_profile_call_count {
+    const char *name;
+    uint32_t process; /* index into processes */
+    uint64_t calls;
+} hp_profile_call_count;
+
 typedef struct hp_profile {
     const char *creator;      /* e.g. "hpmeasure 0.1.0" */
     const char *machine_name; /* system tree root, e.g. "Linux" */
@@ -96,6 +104,9 @@ typedef struct hp_profile {
 
     const hp_profile_metric *metrics;
     size_t nmetrics;
+
+    const hp_profile_call_count *unmeasured; /* may be NULL when nunmeasured == 0 */
+    size_t nunmeasured;
 } hp_profile;
 
 #endif

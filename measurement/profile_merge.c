@@ -20,6 +20,7 @@ typedef struct storage {
     hp_profile_process *processes;
     hp_profile_location *locations;
     hp_profile_metric *metrics;
+    hp_profile_call_count *unmeasured;
     void **values; /* one array per metric */
     char **strings;
     size_t nstrings;
@@ -63,6 +64,7 @@ static void storage_free(storage *st, size_t nmetrics)
     free(st->processes);
     free(st->locations);
     free(st->metrics);
+    free(st->unmeasured);
     free(st);
 }
 
@@ -74,7 +76,8 @@ void hp_owned_profile_release(hp_owned_profile *p)
 
 /* Allocates the arrays of a profile with the given sizes. */
 static storage *storage_new(hp_profile *p, size_t nregions, size_t ncnodes, size_t nnodes,
-                            size_t nprocesses, size_t nlocations, size_t nmetrics)
+                            size_t nprocesses, size_t nlocations, size_t nmetrics,
+                            size_t nunmeasured)
 {
     storage *st = calloc(1, sizeof(*st));
     if (st == NULL)
@@ -86,8 +89,9 @@ static storage *storage_new(hp_profile *p, size_t nregions, size_t ncnodes, size
     st->locations = calloc(nlocations ? nlocations : 1, sizeof(hp_profile_location));
     st->metrics = calloc(nmetrics ? nmetrics : 1, sizeof(hp_profile_metric));
     st->values = calloc(nmetrics ? nmetrics : 1, sizeof(void *));
+    st->unmeasured = calloc(nunmeasured ? nunmeasured : 1, sizeof(hp_profile_call_count));
     int ok = st->regions && st->cnodes && st->nodes && st->processes && st->locations &&
-             st->metrics && st->values;
+             st->metrics && st->values && st->unmeasured;
     size_t cells = ncnodes * nlocations > 0 ? ncnodes * nlocations : 1;
     for (size_t m = 0; ok && m < nmetrics; m++)
         ok = (st->values[m] = calloc(cells, 8)) != NULL;
@@ -99,7 +103,8 @@ static storage *storage_new(hp_profile *p, size_t nregions, size_t ncnodes, size
         st->metrics[m].values = st->values[m];
     *p = (hp_profile){ NULL, NULL, st->regions, nregions, st->cnodes, ncnodes,
                        st->nodes, nnodes, st->processes, nprocesses,
-                       st->locations, nlocations, st->metrics, nmetrics };
+                       st->locations, nlocations, st->metrics, nmetrics,
+                       st->unmeasured, nunmeasured };
     return st;
 }
 
@@ -154,6 +159,7 @@ int hp_profile_serialize(const hp_profile *p, void **buffer, size_t *length)
     put_u64(&w, p->nprocesses);
     put_u64(&w, p->nlocations);
     put_u64(&w, p->nmetrics);
+    put_u64(&w, p->nunmeasured);
     for (size_t i = 0; i < p->nregions; i++) {
         const hp_profile_region *r = &p->regions[i];
         put_str(&w, r->name);
@@ -188,6 +194,11 @@ int hp_profile_serialize(const hp_profile *p, void **buffer, size_t *length)
         put_u32(&w, (uint32_t)mt->dtype);
         put_u32(&w, (uint32_t)mt->kind);
         put(&w, mt->values, p->ncnodes * p->nlocations * 8);
+    }
+    for (size_t i = 0; i < p->nunmeasured; i++) {
+        put_str(&w, p->unmeasured[i].name);
+        put_u32(&w, p->unmeasured[i].process);
+        put_u64(&w, p->unmeasured[i].calls);
     }
     if (w.failed) {
         free(w.data);
@@ -270,17 +281,18 @@ int hp_profile_deserialize(const void *buffer, size_t length, hp_owned_profile *
         return -1;
     storage tmp = { 0 };
     const char *creator = get_str(&r, &tmp), *machine = get_str(&r, &tmp);
-    uint64_t n[6];
-    for (int i = 0; i < 6; i++)
+    uint64_t n[7];
+    for (int i = 0; i < 7; i++)
         n[i] = get_u64(&r);
-    if (r.failed || n[1] * n[4] > length) { /* sizes the buffer cannot hold */
+    if (r.failed || n[1] * n[4] > length || n[0] > length || n[6] > length) {
+        /* sizes the buffer cannot hold */
         for (size_t i = 0; i < tmp.nstrings; i++)
             free(tmp.strings[i]);
         free(tmp.strings);
         return -1;
     }
     hp_profile *p = &out->profile;
-    storage *st = storage_new(p, n[0], n[1], n[2], n[3], n[4], n[5]);
+    storage *st = storage_new(p, n[0], n[1], n[2], n[3], n[4], n[5], n[6]);
     if (st == NULL)
         return -1;
     st->strings = tmp.strings; /* adopt creator and machine name */
@@ -325,6 +337,13 @@ int hp_profile_deserialize(const void *buffer, size_t length, hp_owned_profile *
         const void *v = take(&r, p->ncnodes * p->nlocations * 8);
         if (v != NULL)
             memcpy(st->values[m], v, p->ncnodes * p->nlocations * 8);
+    }
+    for (size_t i = 0; i < p->nunmeasured; i++) {
+        st->unmeasured[i].name = get_str(&r, st);
+        st->unmeasured[i].process = get_u32(&r);
+        st->unmeasured[i].calls = get_u64(&r);
+        if (st->unmeasured[i].process >= p->nprocesses)
+            r.failed = 1;
     }
     if (r.failed || r.pos != length || check_indices(p) < 0) {
         hp_owned_profile_release(out);
@@ -440,6 +459,8 @@ static int own_all_strings(storage *st, hp_profile *p)
         OWN(st->nodes[i].name);
     for (size_t i = 0; i < p->nlocations; i++)
         OWN(st->locations[i].name);
+    for (size_t i = 0; i < p->nunmeasured; i++)
+        OWN(st->unmeasured[i].name);
     for (size_t m = 0; m < p->nmetrics; m++) {
         OWN(st->metrics[m].uniq_name);
         OWN(st->metrics[m].disp_name);
@@ -531,7 +552,8 @@ int hp_profile_merge(const hp_profile *a, const hp_profile *b, hp_owned_profile 
 
     hp_profile *p = &out->profile;
     storage *st = storage_new(p, nregions, w.u.count, nnodes, a->nprocesses + b->nprocesses,
-                              a->nlocations + b->nlocations, a->nmetrics);
+                              a->nlocations + b->nlocations, a->nmetrics,
+                              a->nunmeasured + b->nunmeasured);
     if (st == NULL)
         goto out;
     out->storage = st;
@@ -558,6 +580,12 @@ int hp_profile_merge(const hp_profile *a, const hp_profile *b, hp_owned_profile 
         void *values = st->values[m];
         st->metrics[m] = a->metrics[m];
         st->metrics[m].values = values;
+    }
+    for (size_t i = 0; i < a->nunmeasured; i++)
+        st->unmeasured[i] = a->unmeasured[i];
+    for (size_t i = 0; i < b->nunmeasured; i++) {
+        st->unmeasured[a->nunmeasured + i] = b->unmeasured[i];
+        st->unmeasured[a->nunmeasured + i].process += (uint32_t)a->nprocesses;
     }
     p->creator = a->creator;
     p->machine_name = a->machine_name;

@@ -16,6 +16,7 @@ typedef struct rank_profile {
     hp_profile_process process;
     hp_profile_location location;
     hp_profile_metric metrics[2];
+    hp_profile_call_count unmeasured[1];
     uint64_t visits[4];
     double time[4];
 } rank_profile;
@@ -44,8 +45,10 @@ static void make_rank(rank_profile *rp, int r)
                                           HP_METRIC_EXCLUSIVE, rp->visits };
     rp->metrics[1] = (hp_profile_metric){ "time", "Time", "sec", "", HP_DTYPE_DOUBLE,
                                           HP_METRIC_INCLUSIVE, rp->time };
+    rp->unmeasured[0] = (hp_profile_call_count){ "MPI_Comm_rank", 0, 100u + (unsigned)r };
     rp->p = (hp_profile){ "hpmeasure", "Linux", rp->regions, 4, rp->cnodes, 4, &rp->node, 1,
-                          &rp->process, 1, &rp->location, 1, rp->metrics, 2 };
+                          &rp->process, 1, &rp->location, 1, rp->metrics, 2,
+                          rp->unmeasured, 1 };
 }
 
 static uint64_t visits_at(const hp_profile *p, size_t c, size_t l)
@@ -81,6 +84,9 @@ TEST(serialize_round_trip)
     ASSERT_INT_EQ(p->processes[0].rank, 1);
     ASSERT_UINT_EQ(visits_at(p, 3, 0), 31);
     ASSERT(((const double *)p->metrics[1].values)[2] == 2.1);
+    ASSERT_UINT_EQ(p->nunmeasured, 1);
+    ASSERT_STR_EQ(p->unmeasured[0].name, "MPI_Comm_rank");
+    ASSERT_UINT_EQ(p->unmeasured[0].calls, 101);
     /* a truncated or corrupted buffer is refused, not read past its end */
     hp_owned_profile bad;
     ASSERT_INT_EQ(hp_profile_deserialize(buf, len - 1, &bad), -1);
@@ -125,6 +131,11 @@ TEST(merge_unites_paths_regions_and_nodes)
         ASSERT_UINT_EQ(visits_at(p, (size_t)work, l), 20 + l);
     }
     ASSERT_UINT_EQ(visits_at(p, (size_t)recv, 0), 0);
+    ASSERT_UINT_EQ(p->nunmeasured, 4);
+    for (size_t i = 0; i < 4; i++) {
+        ASSERT_UINT_EQ(p->unmeasured[i].process, i);
+        ASSERT_UINT_EQ(p->unmeasured[i].calls, 100 + i);
+    }
     hp_owned_profile_release(&m01);
     hp_owned_profile_release(&m23);
     /* the merged profile owns its strings: still valid after the inputs are gone */

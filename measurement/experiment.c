@@ -18,6 +18,7 @@
 #include "memory.h"
 #include "profile_build.h"
 #include "region.h"
+#include "runtime.h"
 #include "summary.h"
 #include "timer.h"
 
@@ -136,8 +137,8 @@ static void write_config(const char *dir)
         fprintf(stderr, "hpmeasure: cannot write %s: %s\n", path, strerror(errno));
 }
 
-static void write_summary(const char *dir, const hp_profile *p, char notes[][256],
-                          size_t nnotes)
+static void write_summary(const char *dir, const char *file, const hp_profile *p,
+                          char notes[][256], size_t nnotes)
 {
     const char *lines[MAX_NOTES + 1];
     for (size_t i = 0; i < nnotes; i++)
@@ -145,7 +146,7 @@ static void write_summary(const char *dir, const hp_profile *p, char notes[][256
     lines[nnotes] = NULL;
     hp_summary_notes sn = { hp_experiment_program_name(), hp_timer_name(), lines };
     char path[PATH_SIZE];
-    FILE *f = open_in_directory(dir, "summary.txt", path, sizeof(path));
+    FILE *f = open_in_directory(dir, file, path, sizeof(path));
     int rc = f != NULL ? hp_summary_write(f, p, &sn) : -1;
     if (f != NULL && fclose(f) != 0)
         rc = -1;
@@ -153,42 +154,109 @@ static void write_summary(const char *dir, const hp_profile *p, char notes[][256
         fprintf(stderr, "hpmeasure: cannot write %s: %s\n", path, strerror(errno));
 }
 
-static void write_cube(const char *dir, const hp_profile *p)
+static void write_cube(const char *dir, const char *file, const hp_profile *p)
 {
     char path[PATH_SIZE], err[512];
-    if (snprintf(path, sizeof(path), "%s/profile.cubex", dir) >= (int)sizeof(path))
+    if (snprintf(path, sizeof(path), "%s/%s", dir, file) >= (int)sizeof(path))
         fprintf(stderr, "hpmeasure: experiment directory name too long: %s\n", dir);
     else if (hp_cube_write(p, path, err, sizeof(err)) < 0)
         fprintf(stderr, "hpmeasure: %s\n", err);
 }
 
-void hp_experiment_write(time_t start)
+/* The directory agreed on or created so far ("" = none yet). */
+static char directory[PATH_SIZE / 2];
+
+int hp_experiment_create_directory(char *dir, size_t size)
 {
-    char host[256] = "localhost";
-    gethostname(host, sizeof(host) - 1);
-    hp_profile_data d;
-    hp_profile_options options = { 0, false };
-    if (hp_profile_build(&d, hp_location_list(), hp_timer_ticks_per_second(), host,
-                         "hpmeasure " HP_VERSION, &options) < 0) {
-        fprintf(stderr, "hpmeasure: out of memory while building the profile; "
-                        "nothing written\n");
-        return;
-    }
-    char dir[PATH_SIZE / 2];
-    if (create_directory(start, dir, sizeof(dir)) < 0) {
+    if (create_directory(hp_runtime_start_time(), dir, size) < 0) {
         fprintf(stderr, "hpmeasure: cannot create the experiment directory %s: %s\n",
                 dir, strerror(errno));
-        hp_profile_data_release(&d);
-        return;
+        return -1;
     }
-    char notes[MAX_NOTES][256];
-    size_t nnotes = collect_notes(notes, &d.profile);
-    write_cube(dir, &d.profile);
-    write_summary(dir, &d.profile, notes, nnotes);
-    write_config(dir);
+    hp_experiment_set_directory(dir);
+    return 0;
+}
+
+void hp_experiment_set_directory(const char *dir)
+{
+    snprintf(directory, sizeof(directory), "%s", dir);
+}
+
+/* Unmeasured calls per function, summed over this process's locations. */
+static int add_unmeasured(hp_profile_data *d)
+{
+    size_t n = 0;
+    const char *const *names = hp_location_call_names(&n);
+    if (n == 0)
+        return 0;
+    uint64_t *sums = calloc(n, sizeof(uint64_t));
+    d->unmeasured = calloc(n, sizeof(hp_profile_call_count));
+    if (sums == NULL || d->unmeasured == NULL) {
+        free(sums);
+        return -1;
+    }
+    for (hp_location *l = hp_location_list(); l != NULL; l = l->next)
+        for (size_t i = 0; l->call_counts != NULL && i < n; i++)
+            sums[i] += l->call_counts[i];
+    size_t used = 0;
+    for (size_t i = 0; i < n; i++)
+        if (sums[i] > 0)
+            d->unmeasured[used++] = (hp_profile_call_count){ names[i], 0, sums[i] };
+    free(sums);
+    d->profile.unmeasured = d->unmeasured;
+    d->profile.nunmeasured = used;
+    return 0;
+}
+
+int hp_experiment_build(hp_profile_data *d)
+{
+    static char host[256] = "localhost";
+    gethostname(host, sizeof(host) - 1);
+    hp_profile_options options = { hp_runtime_rank(), hp_runtime_mpi_active() };
+    if (hp_profile_build(d, hp_location_list(), hp_timer_ticks_per_second(), host,
+                         "hpmeasure " HP_VERSION, &options) < 0 ||
+        add_unmeasured(d) < 0) {
+        fprintf(stderr, "hpmeasure: out of memory while building the profile\n");
+        return -1;
+    }
+    return 0;
+}
+
+void hp_experiment_write_profile(const hp_profile *p, const char *suffix)
+{
+    if (directory[0] == '\0' && hp_experiment_create_directory(directory,
+                                                               sizeof(directory)) < 0)
+        return;
+    char notes[MAX_NOTES][256], name[64];
+    size_t nnotes = collect_notes(notes, p);
+    snprintf(name, sizeof(name), "profile%s.cubex", suffix);
+    write_cube(directory, name, p);
+    snprintf(name, sizeof(name), "summary%s.txt", suffix);
+    write_summary(directory, name, p, notes, nnotes);
+    write_config(directory);
     for (size_t i = 0; i < nnotes; i++)
         fprintf(stderr, "hpmeasure: %s\n", notes[i]);
     if (hp_cfg.verbose > 0)
-        fprintf(stderr, "hpmeasure: experiment written to %s\n", dir);
+        fprintf(stderr, "hpmeasure: experiment written to %s\n", directory);
+}
+
+static void build_and_write(const char *suffix)
+{
+    hp_profile_data d;
+    if (hp_experiment_build(&d) < 0)
+        return;
+    hp_experiment_write_profile(&d.profile, suffix);
     hp_profile_data_release(&d);
+}
+
+void hp_experiment_write(void)
+{
+    build_and_write("");
+}
+
+void hp_experiment_write_rank(int rank)
+{
+    char suffix[32];
+    snprintf(suffix, sizeof(suffix), "-rank%d", rank);
+    build_and_write(suffix);
 }

@@ -6,13 +6,33 @@
 #ifndef HP_MEASUREMENT_EXPERIMENT_H
 #define HP_MEASUREMENT_EXPERIMENT_H
 
+#include <stddef.h>
 #include <time.h>
+
+#include "profile_build.h"
 
 /* Base name of the running executable (e.g. "app"). */
 const char *hp_experiment_program_name(void);
 
-/* Builds the profile of all locations and writes the experiment directory; problems
- * are reported on stderr, never fatal. start is the wall-clock start of measurement. */
-void hp_experiment_write(time_t start);
+/* Creates the experiment directory (HP_EXPERIMENT_DIRECTORY or the default name, never
+ * overwriting) and uses it from now on. Returns 0, or -1 after saying why on stderr. */
+int hp_experiment_create_directory(char *dir, size_t size);
+
+/* Uses dir (created by another process, e.g. MPI rank 0) as the experiment directory. */
+void hp_experiment_set_directory(const char *dir);
+
+/* Builds this process's profile from all its locations. Returns 0 or -1 (memory). */
+int hp_experiment_build(hp_profile_data *d);
+
+/* Writes profile<suffix>.cubex, summary<suffix>.txt and hp.config into the experiment
+ * directory (created first if there is none yet). Problems go to stderr. */
+void hp_experiment_write_profile(const hp_profile *p, const char *suffix);
+
+/* Builds and writes this process's experiment (non-MPI runs). */
+void hp_experiment_write(void);
+
+/* Builds and writes this rank's profile alone, as profile-rank<r>.cubex (an MPI run that
+ * did not reach MPI_Finalize). */
+void hp_experiment_write_rank(int rank);
 
 #endif

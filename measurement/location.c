@@ -175,3 +175,18 @@ uint64_t hp_location_refused_count(void)
 {
     return atomic_load(&refused_count);
 }
+
+static const char *const *call_names;
+static size_t call_name_count;
+
+void hp_location_set_call_names(const char *const *names, size_t count)
+{
+    call_names = names;
+    call_name_count = count;
+}
+
+const char *const *hp_location_call_names(size_t *count)
+{
+    *count = call_name_count;
+    return call_names;
+}

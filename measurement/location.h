@@ -72,6 +72,7 @@ typedef struct hp_location {
     uint64_t mismatched_exits;  /* exits that did not match the innermost frame */
     uint64_t unmatched_exits;   /* exits of functions not on the stack at all */
     uint64_t dropped_visits;    /* visits lost because the budget was used up */
+    uint64_t *call_counts;      /* unmeasured calls per adapter function (MPI), or NULL */
     hp_stack_chunk *chunk;
     hp_arena arena;
     struct hp_location *next;   /* list of all locations */
@@ -115,6 +116,11 @@ hp_location *hp_location_stop_all(void);
 /* All locations, in creation order of their ids (list head = newest). */
 hp_location *hp_location_list(void);
 uint32_t hp_location_count(void);
+
+/* Names of the functions whose unmeasured calls locations count in call_counts (set
+ * once by an adapter, e.g. the MPI function names), and their number. */
+void hp_location_set_call_names(const char *const *names, size_t count);
+const char *const *hp_location_call_names(size_t *count);
 
 /* Threads that were not measured because the budget could not hold their location. */
 uint64_t hp_location_refused_count(void);

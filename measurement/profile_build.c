@@ -250,5 +250,6 @@ void hp_profile_data_release(hp_profile_data *d)
     free(d->max_time);
     for (int m = 0; m < 4; m++)
         free(d->message_values[m]);
+    free(d->unmeasured);
     memset(d, 0, sizeof(*d));
 }

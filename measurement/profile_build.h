@@ -27,6 +27,7 @@ typedef struct hp_profile_data {
     double *min_time;
     double *max_time;
     uint64_t *message_values[4]; /* bytes_sent, bytes_received, messages_sent, _received */
+    hp_profile_call_count *unmeasured;
 } hp_profile_data;
 
 typedef struct hp_profile_options {

@@ -32,6 +32,8 @@ enum { STATE_OFF, STATE_STARTING, STATE_RUNNING, STATE_DONE, STATE_DISABLED };
 static _Atomic int state = STATE_OFF;
 static hp_filter *filter;
 static time_t start_wall_time;
+static bool mpi_active;
+static int mpi_rank;
 
 static const char *env_lookup(const char *name)
 {
@@ -129,16 +131,51 @@ bool hp_runtime_ensure_started(void)
     return atomic_load(&state) == STATE_RUNNING;
 }
 
-void hp_runtime_finalize(void)
+bool hp_runtime_stop(void)
 {
     int expected = STATE_RUNNING;
     if (!atomic_compare_exchange_strong(&state, &expected, STATE_DONE))
-        return;
+        return false;
     uint64_t now = hp_timer_now();
     for (hp_location *l = hp_location_stop_all(); l != NULL; l = l->next)
         hp_location_close(l, now); /* no-op for threads that ended already */
-    hp_experiment_write(start_wall_time);
     /* The filter is not freed: a thread still resolving a region may be reading it. */
+    return true;
+}
+
+void hp_runtime_finalize(void)
+{
+    if (!hp_runtime_stop())
+        return;
+    if (mpi_active) {
+        fprintf(stderr, "hpmeasure: rank %d ended without MPI_Finalize; writing its own "
+                        "profile-rank%d.cubex\n", mpi_rank, mpi_rank);
+        hp_experiment_write_rank(mpi_rank);
+    } else {
+        hp_experiment_write();
+    }
+}
+
+void hp_runtime_set_mpi(int rank, int size)
+{
+    (void)size;
+    mpi_rank = rank;
+    mpi_active = true;
+}
+
+bool hp_runtime_mpi_active(void)
+{
+    return mpi_active;
+}
+
+int hp_runtime_rank(void)
+{
+    return mpi_rank;
+}
+
+time_t hp_runtime_start_time(void)
+{
+    return start_wall_time;
 }
 
 /* The library constructor: start measurement and create the master thread's location

@@ -9,13 +9,27 @@
 #define HP_MEASUREMENT_RUNTIME_H
 
 #include <stdbool.h>
+#include <time.h>
 
 /* Starts measurement if that has not happened; true while measurement runs. Cheap
  * after the first call. Exits the process (status 1, before anything was measured)
  * when the configuration or filter file is invalid. */
 bool hp_runtime_ensure_started(void);
 
-/* Writes the experiment now and stops measurement (idempotent). */
+/* Writes the experiment now and stops measurement (idempotent). In an MPI run whose
+ * MPI_Finalize was not reached, this rank writes its own profile-rank<r>.cubex. */
 void hp_runtime_finalize(void);
+
+/* Stops measurement on every location and accounts their open frames as ending now.
+ * Returns false when measurement had ended already (the caller then writes nothing). */
+bool hp_runtime_stop(void);
+
+/* MPI state of this process, set by the MPI adapter after MPI_Init. */
+void hp_runtime_set_mpi(int rank, int size);
+bool hp_runtime_mpi_active(void);
+int hp_runtime_rank(void);
+
+/* Wall-clock time when measurement started (names the experiment directory). */
+time_t hp_runtime_start_time(void);
 
 #endif

@@ -179,7 +179,8 @@ int hp_experiment_create_directory(char *dir, size_t size)
 
 void hp_experiment_set_directory(const char *dir)
 {
-    snprintf(directory, sizeof(directory), "%s", dir);
+    if (dir != directory) /* snprintf must not copy a string onto itself */
+        snprintf(directory, sizeof(directory), "%s", dir);
 }
 
 /* Unmeasured calls per function, summed over this process's locations. */

@@ -61,6 +61,7 @@ typedef struct hp_location {
     uint64_t dropped_depth;     /* enters not pushed (budget), to be matched by exits */
     uint64_t depth;             /* open frames */
     uint64_t max_depth;
+    bool in_mpi;                /* inside a measured MPI call: nested ones are not measured */
     hp_cache_entry cache[HP_REGION_CACHE_SIZE];
 
     /* cold */

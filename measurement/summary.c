@@ -145,9 +145,181 @@ static void write_call_tree(FILE *out, const summary_ctx *c)
     free(depth);
 }
 
+/* ---- MPI ------------------------------------------------------------------------- */
+
+enum { MPI_TABLE_COLUMNS = 6, MPI_TOP_PATHS = 10 };
+
+typedef struct mpi_function_total {
+    uint32_t region;
+    double time;
+} mpi_function_total;
+
+static int by_time(const void *a, const void *b)
+{
+    const mpi_function_total *x = a, *y = b;
+    return x->time < y->time ? 1 : x->time > y->time ? -1 : (int)x->region - (int)y->region;
+}
+
+static bool is_mpi(const hp_profile *p, size_t cnode)
+{
+    return strcmp(p->regions[p->cnodes[cnode].region].paradigm, "mpi") == 0;
+}
+
+/* Per process: time and calls in MPI region r (r = UINT32_MAX: all MPI regions), and
+ * the process's total time (its locations' root inclusive time). */
+static void process_sums(const summary_ctx *c, size_t proc, uint32_t r, double *time,
+                         uint64_t *calls, double *total)
+{
+    const hp_profile *p = c->p;
+    *time = *total = 0;
+    *calls = 0;
+    for (size_t l = 0; l < p->nlocations; l++) {
+        if (p->locations[l].process != proc)
+            continue;
+        *total += c->time[l];
+        for (size_t n = 1; n < p->ncnodes; n++) {
+            if (!is_mpi(p, n) || (r != UINT32_MAX && p->cnodes[n].region != r))
+                continue;
+            *time += c->time[n * p->nlocations + l];
+            *calls += c->visits[n * p->nlocations + l];
+        }
+    }
+}
+
+static size_t mpi_functions_by_time(const summary_ctx *c, mpi_function_total *t)
+{
+    const hp_profile *p = c->p;
+    size_t n = 0;
+    for (size_t r = 0; r < p->nregions; r++) {
+        if (strcmp(p->regions[r].paradigm, "mpi") != 0)
+            continue;
+        t[n] = (mpi_function_total){ (uint32_t)r, 0 };
+        for (size_t k = 1; k < p->ncnodes; k++)
+            if (p->cnodes[k].region == r)
+                t[n].time += c->incl[k];
+        n++;
+    }
+    qsort(t, n, sizeof(*t), by_time);
+    return n;
+}
+
+/* Limpio's table: ranks x MPI functions, calls and % of the rank's time. */
+static void write_mpi_table(FILE *out, const summary_ctx *c, const mpi_function_total *t,
+                            size_t nfunctions)
+{
+    const hp_profile *p = c->p;
+    size_t cols = nfunctions < MPI_TABLE_COLUMNS ? nfunctions : MPI_TABLE_COLUMNS;
+    fprintf(out, "MPI calls per rank (calls / %% of the rank's time; the %zu most "
+                 "time-consuming functions, then all MPI)\n\n%6s", cols, "rank");
+    for (size_t f = 0; f < cols; f++)
+        fprintf(out, " %20.20s", p->regions[t[f].region].name);
+    fprintf(out, " %20s\n", "MPI total");
+    for (size_t proc = 0; proc < p->nprocesses; proc++) {
+        double total, time;
+        uint64_t calls;
+        fprintf(out, "%6d", p->processes[proc].rank);
+        for (size_t f = 0; f <= cols; f++) {
+            process_sums(c, proc, f < cols ? t[f].region : UINT32_MAX, &time, &calls, &total);
+            fprintf(out, " %12llu/%6.2f%%", (unsigned long long)calls, percent(time, total));
+        }
+        fputc('\n', out);
+    }
+    fputc('\n', out);
+}
+
+static void write_mpi_balance(FILE *out, const summary_ctx *c)
+{
+    const hp_profile *p = c->p;
+    double min_mpi = 0, max_mpi = 0, sum_mpi = 0, min_comp = 0, max_comp = 0, sum_comp = 0;
+    for (size_t proc = 0; proc < p->nprocesses; proc++) {
+        double total, mpi;
+        uint64_t calls;
+        process_sums(c, proc, UINT32_MAX, &mpi, &calls, &total);
+        double comp = total - mpi;
+        min_mpi = proc == 0 || mpi < min_mpi ? mpi : min_mpi;
+        max_mpi = proc == 0 || mpi > max_mpi ? mpi : max_mpi;
+        min_comp = proc == 0 || comp < min_comp ? comp : min_comp;
+        max_comp = proc == 0 || comp > max_comp ? comp : max_comp;
+        sum_mpi += mpi;
+        sum_comp += comp;
+    }
+    double n = (double)p->nprocesses;
+    fprintf(out, "Time per rank (s)          min          avg          max\n");
+    fprintf(out, "  in MPI          %12.6f %12.6f %12.6f\n", min_mpi, sum_mpi / n, max_mpi);
+    fprintf(out, "  computation     %12.6f %12.6f %12.6f\n\n", min_comp, sum_comp / n,
+            max_comp);
+}
+
+static void write_path(FILE *out, const hp_profile *p, size_t n)
+{
+    if (p->cnodes[n].parent != HP_PROFILE_NO_PARENT && p->cnodes[n].parent != 0) {
+        write_path(out, p, p->cnodes[n].parent);
+        fputc('/', out);
+    }
+    fputs(p->regions[p->cnodes[n].region].name, out);
+}
+
+static int by_cnode_time(const void *a, const void *b, void *ctx)
+{
+    const double *incl = ctx;
+    double x = incl[*(const size_t *)a], y = incl[*(const size_t *)b];
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static void write_mpi_paths(FILE *out, const summary_ctx *c)
+{
+    const hp_profile *p = c->p;
+    size_t *paths = malloc(p->ncnodes * sizeof(size_t)), n = 0;
+    if (paths == NULL)
+        return;
+    for (size_t k = 1; k < p->ncnodes; k++)
+        if (is_mpi(p, k))
+            paths[n++] = k;
+    qsort_r(paths, n, sizeof(size_t), by_cnode_time, c->incl);
+    fprintf(out, "Top call paths into MPI (all ranks)\n\n%14s %12s %7s  %s\n", "calls",
+            "time (s)", "time %", "call path");
+    for (size_t i = 0; i < n && i < MPI_TOP_PATHS; i++) {
+        fprintf(out, "%14llu %12.6f %6.2f%%  ", (unsigned long long)c->cnode_visits[paths[i]],
+                c->incl[paths[i]], percent(c->incl[paths[i]], c->total));
+        write_path(out, p, paths[i]);
+        fputc('\n', out);
+    }
+    fputc('\n', out);
+    free(paths);
+}
+
+static void write_unmeasured(FILE *out, const hp_profile *p)
+{
+    if (p->nunmeasured == 0)
+        return;
+    fprintf(out, "MPI calls counted but not measured (HP_MPI_ENABLE_GROUPS, HP_MPI_EXCLUDE)\n\n"
+                 "%6s %14s  %s\n", "rank", "calls", "function");
+    for (size_t i = 0; i < p->nunmeasured; i++)
+        fprintf(out, "%6d %14llu  %s\n", p->processes[p->unmeasured[i].process].rank,
+                (unsigned long long)p->unmeasured[i].calls, p->unmeasured[i].name);
+    fputc('\n', out);
+}
+
+static void write_mpi_section(FILE *out, const summary_ctx *c)
+{
+    mpi_function_total *t = calloc(c->p->nregions, sizeof(*t));
+    if (t == NULL)
+        return;
+    size_t n = mpi_functions_by_time(c, t);
+    if (n > 0 || c->p->nunmeasured > 0) {
+        write_mpi_table(out, c, t, n);
+        write_mpi_balance(out, c);
+        write_mpi_paths(out, c);
+        write_unmeasured(out, c->p);
+    }
+    free(t);
+}
+
 static void write_header(FILE *out, const summary_ctx *c, const hp_summary_notes *notes)
 {
     fprintf(out, "hpmeasure summary: %s\n\n", notes->program);
+    if (c->p->nprocesses > 1)
+        fprintf(out, "processes:   %zu (MPI ranks)\n", c->p->nprocesses);
     fprintf(out, "locations:   %zu (threads)\n", c->p->nlocations);
     fprintf(out, "total time:  %.6f s (sum over locations)\n", c->total);
     fprintf(out, "regions:     %zu, call paths: %zu\n", c->p->nregions, c->p->ncnodes);
@@ -170,6 +342,7 @@ int hp_summary_write(FILE *out, const hp_profile *p, const hp_summary_notes *not
     int rc = -1;
     if (sum_over_locations(&c) == 0) {
         write_header(out, &c, notes);
+        write_mpi_section(out, &c);
         write_flat_profile(out, &c);
         write_call_tree(out, &c);
         rc = ferror(out) ? -1 : 0;

@@ -1,0 +1,90 @@
+/*
+ * The MPI adapter's internal interface: what the generated wrappers (built from
+ * mpi_proto.h by gen-wrappers.py into the build tree) call, implemented by the
+ * hand-written files of this folder and the measurement core.
+ *
+ * A generated wrapper has this shape (MPI_Send):
+ *
+ *     int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+ *                  MPI_Comm comm)
+ *     {
+ *         hp_mpi_frame f;
+ *         if (!hp_mpi_enter(&f, HP_MPI_FN_MPI_Send))
+ *             return PMPI_Send(buf, count, datatype, dest, tag, comm);
+ *         int ret = PMPI_Send(buf, count, datatype, dest, tag, comm);
+ *         hp_mpi_bytes_send(&f, count, datatype, dest);   <- from the semantics table
+ *         hp_mpi_exit(&f);
+ *         return ret;
+ *     }
+ *
+ * The unmeasured branch costs the check in hp_mpi_enter (which still counts the call).
+ */
+#ifndef HP_ADAPTERS_MPI_MPI_ADAPTER_H
+#define HP_ADAPTERS_MPI_MPI_ADAPTER_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+/* Score-P's MPI function groups (HP_MPI_ENABLE_GROUPS). */
+typedef enum hp_mpi_group {
+    HP_MPI_GROUP_CG = 1u << 0,
+    HP_MPI_GROUP_COLL = 1u << 1,
+    HP_MPI_GROUP_ENV = 1u << 2,
+    HP_MPI_GROUP_ERR = 1u << 3,
+    HP_MPI_GROUP_EXT = 1u << 4,
+    HP_MPI_GROUP_IO = 1u << 5,
+    HP_MPI_GROUP_MISC = 1u << 6,
+    HP_MPI_GROUP_P2P = 1u << 7,
+    HP_MPI_GROUP_RMA = 1u << 8,
+    HP_MPI_GROUP_SPAWN = 1u << 9,
+    HP_MPI_GROUP_TOPO = 1u << 10,
+    HP_MPI_GROUP_TYPE = 1u << 11,
+    HP_MPI_GROUP_XNONBLOCK = 1u << 12,
+    HP_MPI_GROUP_XREQTEST = 1u << 13
+} hp_mpi_group;
+
+typedef struct hp_mpi_function {
+    const char *name; /* "MPI_Send" */
+    unsigned groups;  /* hp_mpi_group bits */
+    const char *role; /* Cube region role: "point2point", "collective", "barrier",
+                         "function", ... (Score-P's roles) */
+} hp_mpi_function;
+
+/* Generated: one entry per wrapped function, index = HP_MPI_FN_<name> (mpi_functions.h). */
+extern const hp_mpi_function hp_mpi_functions[];
+extern const unsigned hp_mpi_function_count;
+
+/* What one measured MPI call carries from enter to exit. The byte helpers add to it. */
+typedef struct hp_mpi_frame {
+    void *loc;   /* the measuring location (struct hp_location *), NULL = not measured */
+    unsigned fn; /* HP_MPI_FN_* */
+    uint64_t bytes_sent;
+    uint64_t bytes_received;
+    uint64_t messages_sent;
+    uint64_t messages_received;
+} hp_mpi_frame;
+
+/* Core side (adapters/mpi/mpi_event.c). hp_mpi_enter returns 1 when the call is measured:
+ * its region was entered and the wrapper must call hp_mpi_exit after the real call.
+ * It returns 0 (and counts the call) when the function is not selected, when the call is
+ * nested inside another MPI call, or when measurement is not running. */
+int hp_mpi_enter(hp_mpi_frame *f, unsigned fn);
+void hp_mpi_exit(hp_mpi_frame *f);
+
+/* Which functions are measured: 1 per HP_MPI_FN_* (set up from HP_MPI_ENABLE_GROUPS and
+ * HP_MPI_EXCLUDE by hp_mpi_selection_init, mpi_selection.c). */
+extern unsigned char hp_mpi_measured[];
+
+/* Parses the group list (comma or space separated Score-P group names, case-insensitive;
+ * "default" = cg,coll,env,io,p2p,rma,topo,xnonblock; "all") and the exclude list
+ * (function names). Returns 0, or -1 with a message naming the variable, the bad word and
+ * the accepted words in err. */
+int hp_mpi_selection_init(const char *groups, const char *exclude, char *err, size_t errlen);
+
+/* Life-cycle hooks, called by the generated wrappers of the special functions
+ * (core side, mpi_lifecycle.c). */
+void hp_mpi_after_init(void);            /* after a successful PMPI_Init / PMPI_Init_thread */
+void hp_mpi_before_finalize(void);       /* before PMPI_Finalize: unify and write the profile */
+void hp_mpi_before_abort(int errorcode); /* before PMPI_Abort: leave this rank's data */
+
+#endif

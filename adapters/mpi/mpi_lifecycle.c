@@ -1,0 +1,153 @@
+/*
+ * MPI_Init, MPI_Finalize and MPI_Abort as the measurement sees them.
+ *
+ * After MPI_Init, rank 0 creates the experiment directory and tells every rank its
+ * name, so that all ranks of a job write into one directory. Before MPI_Finalize every
+ * rank builds its own profile and the profiles are merged along a binomial tree
+ * (log2(P) rounds; each rank sends once, rank 0 ends up with the whole job) over a
+ * private duplicate of MPI_COMM_WORLD, so no user message can match ours. Rank 0 writes
+ * the result. A rank that fails to build its profile still takes part (it sends an
+ * empty one), so a failure can never leave another rank waiting.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "adapters/mpi/mpi_adapter.h"
+#include "measurement/experiment.h"
+#include "measurement/profile_build.h"
+#include "measurement/profile_merge.h"
+#include "measurement/runtime.h"
+
+enum { UNIFY_TAG = 7301, DIRECTORY_SIZE = 4096, CHUNK = 1 << 30 };
+
+static MPI_Comm unify_comm = MPI_COMM_NULL;
+static int world_rank, world_size;
+
+void hp_mpi_after_init(void)
+{
+    if (!hp_runtime_ensure_started())
+        return;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
+    if (PMPI_Comm_dup(MPI_COMM_WORLD, &unify_comm) != MPI_SUCCESS)
+        unify_comm = MPI_COMM_NULL;
+    char dir[DIRECTORY_SIZE] = "";
+    if (world_rank == 0 && hp_experiment_create_directory(dir, sizeof(dir)) < 0)
+        dir[0] = '\0';
+    if (unify_comm != MPI_COMM_NULL)
+        PMPI_Bcast(dir, sizeof(dir), MPI_CHAR, 0, unify_comm);
+    if (world_rank != 0 && dir[0] != '\0')
+        hp_experiment_set_directory(dir);
+    hp_runtime_set_mpi(world_rank, world_size);
+}
+
+/* Sends or receives a byte buffer of any size in chunks MPI's int counts can hold. */
+static void send_bytes(const char *data, uint64_t length, int peer)
+{
+    PMPI_Send(&length, 1, MPI_UINT64_T, peer, UNIFY_TAG, unify_comm);
+    for (uint64_t done = 0; done < length; done += CHUNK) {
+        uint64_t n = length - done < CHUNK ? length - done : CHUNK;
+        PMPI_Send(data + done, (int)n, MPI_BYTE, peer, UNIFY_TAG, unify_comm);
+    }
+}
+
+/* Returns a malloc'ed buffer (NULL when the peer sent nothing or memory ran out; the
+ * message is received and dropped then, so both sides stay in step). */
+static char *recv_bytes(int peer, uint64_t *length)
+{
+    PMPI_Recv(length, 1, MPI_UINT64_T, peer, UNIFY_TAG, unify_comm, MPI_STATUS_IGNORE);
+    char *data = *length > 0 ? malloc(*length) : NULL;
+    static char sink[1 << 16];
+    for (uint64_t done = 0; done < *length; done += CHUNK) {
+        uint64_t n = *length - done < CHUNK ? *length - done : CHUNK;
+        if (data != NULL) {
+            PMPI_Recv(data + done, (int)n, MPI_BYTE, peer, UNIFY_TAG, unify_comm,
+                      MPI_STATUS_IGNORE);
+            continue;
+        }
+        for (uint64_t part = 0; part < n; part += sizeof(sink)) /* drop it */
+            PMPI_Recv(sink, (int)(n - part < sizeof(sink) ? n - part : sizeof(sink)),
+                      MPI_BYTE, peer, UNIFY_TAG, unify_comm, MPI_STATUS_IGNORE);
+    }
+    return data;
+}
+
+/* acc = acc + the profile in data (either may be missing). */
+static void absorb(hp_owned_profile *acc, int *have, const char *data, uint64_t length)
+{
+    hp_owned_profile other, merged;
+    if (data == NULL || hp_profile_deserialize(data, length, &other) < 0)
+        return;
+    if (!*have) {
+        *acc = other;
+        *have = 1;
+        return;
+    }
+    if (hp_profile_merge(&acc->profile, &other.profile, &merged) == 0) {
+        hp_owned_profile_release(acc);
+        *acc = merged;
+    } else {
+        fprintf(stderr, "hpmeasure: rank %d: could not merge a profile (out of memory)\n",
+                world_rank);
+    }
+    hp_owned_profile_release(&other);
+}
+
+/* The binomial-tree reduction: in round k, ranks with bit k set send what they hold to
+ * rank - 2^k and drop out; the others receive from rank + 2^k. Rank 0 ends with all. */
+static void unify(hp_owned_profile *acc, int *have)
+{
+    for (int step = 1; step < world_size; step <<= 1) {
+        if (world_rank & step) {
+            void *out = NULL;
+            size_t length = 0;
+            if (*have && hp_profile_serialize(&acc->profile, &out, &length) < 0)
+                length = 0;
+            send_bytes(out, length, world_rank - step);
+            free(out);
+            return;
+        }
+        if (world_rank + step < world_size) {
+            uint64_t length;
+            char *data = recv_bytes(world_rank + step, &length);
+            absorb(acc, have, data, length);
+            free(data);
+        }
+    }
+}
+
+void hp_mpi_before_finalize(void)
+{
+    if (!hp_runtime_mpi_active() || unify_comm == MPI_COMM_NULL)
+        return;
+    int have = 0;
+    hp_owned_profile acc;
+    if (hp_runtime_stop()) {
+        hp_profile_data local;
+        void *buf = NULL;
+        size_t length = 0;
+        if (hp_experiment_build(&local) == 0) {
+            if (hp_profile_serialize(&local.profile, &buf, &length) < 0)
+                length = 0;
+            hp_profile_data_release(&local);
+        }
+        absorb(&acc, &have, buf, length);
+        free(buf);
+    }
+    unify(&acc, &have);
+    if (world_rank == 0 && have)
+        hp_experiment_write_profile(&acc.profile, "");
+    if (have)
+        hp_owned_profile_release(&acc);
+    PMPI_Comm_free(&unify_comm);
+}
+
+void hp_mpi_before_abort(int errorcode)
+{
+    if (!hp_runtime_mpi_active() || !hp_runtime_stop())
+        return;
+    fprintf(stderr, "hpmeasure: rank %d calls MPI_Abort(%d); writing its own "
+                    "profile-rank%d.cubex\n", world_rank, errorcode, world_rank);
+    hp_experiment_write_rank(world_rank);
+}

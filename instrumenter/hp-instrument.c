@@ -150,6 +150,21 @@ static bool is_known_compiler(const char *word)
     return names_known_compiler(base, length_without_version(base));
 }
 
+/* MPI programs link the MPI flavour of the core, which adds the MPI wrappers: the
+ * compiler is an MPI wrapper (mpicc, mpifort, ...), or the program links MPICH or
+ * Open MPI by hand. */
+static bool links_mpi(int argc, char **argv, int compiler_index)
+{
+    const char *slash = strrchr(argv[compiler_index], '/');
+    const char *base = slash ? slash + 1 : argv[compiler_index];
+    if (strncmp(base, "mpi", 3) == 0)
+        return true;
+    for (int i = compiler_index + 1; i < argc; i++)
+        if (strcmp(argv[i], "-lmpi") == 0 || strcmp(argv[i], "-lmpich") == 0)
+            return true;
+    return false;
+}
+
 /* Reads the hp-options in argv up to the compiler word. */
 static enum parse_result parse_hp_options(int argc, char **argv, struct invocation *inv)
 {
@@ -416,7 +431,8 @@ static char **build_command(int argc, char **argv, const struct invocation *inv,
         cmd[n++] = w->libdir_flag;
         cmd[n++] = w->rpath_flag;
         cmd[n++] = "-Wl,--push-state,--no-as-needed";
-        cmd[n++] = "-lhpmeasure";
+        cmd[n++] = links_mpi(argc, argv, inv->compiler_index) ? "-lhpmeasure_mpi"
+                                                              : "-lhpmeasure";
         cmd[n++] = "-Wl,--pop-state";
     }
     cmd[n] = NULL;

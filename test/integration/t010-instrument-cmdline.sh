@@ -4,7 +4,7 @@
 # the compiler untouched.
 . "$HP_SRCDIR/test/integration/lib.sh"
 
-plan 31
+plan 32
 
 # Fixed directories make the --dry-run lines exact; real compiles use the harness's.
 dry() {
@@ -16,6 +16,7 @@ export HP_INSTRUMENT_INCLUDEDIR
 HOOKS="-g -finstrument-functions"
 INC="-I/hp/include"
 LINK="-L/hp/lib -Wl,-rpath,/hp/lib -Wl,--push-state,--no-as-needed -lhpmeasure -Wl,--pop-state"
+MPILINK=$(echo "$LINK" | sed "s/-lhpmeasure /-lhpmeasure_mpi /")
 
 # expect_status "description" status pattern command args... : ok when the command
 # exits with exactly that status and its stderr matches the grep -E pattern.
@@ -52,8 +53,11 @@ check_eq "-r: hooks, no core library" \
 check_eq "link-only: link flags after the user's objects and libraries" \
     "gcc $HOOKS a.o b.o libz.a -lm -o app $INC $LINK" "$(dry gcc a.o b.o libz.a -lm -o app)"
 check_eq "compile+link of several sources: -o stays in the middle" \
-    "mpicc $HOOKS -O2 -o app main.c util.c -lm $INC $LINK" \
-    "$(dry mpicc -O2 -o app main.c util.c -lm)"
+    "gcc $HOOKS -O2 -o app main.c util.c -lm $INC $LINK" \
+    "$(dry gcc -O2 -o app main.c util.c -lm)"
+check_eq "MPI compilers link the MPI flavour of the core" \
+    "mpicc $HOOKS -O2 -o app main.c -lm $INC $MPILINK|gcc $HOOKS -o app main.c -lmpich $INC $MPILINK" \
+    "$(dry mpicc -O2 -o app main.c -lm)|$(dry gcc -o app main.c -lmpich)"
 check_eq "--nocompiler -c: -g but no -finstrument-functions" \
     "gcc -g -c a.c $INC" "$(dry --nocompiler gcc -c a.c)"
 check_eq "--nocompiler link: still links the core" \

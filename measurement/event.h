@@ -54,10 +54,16 @@ static inline void hp_event_pop(hp_location *loc, uint64_t now)
         hp__location_stack_shrink(loc);
 }
 
+/* True when addr is the innermost open frame, so that the exit is a plain pop. */
+static inline bool hp_event_exit_matches(const hp_location *loc, uintptr_t addr)
+{
+    return loc->depth > 0 && loc->sp[-1].addr == addr && loc->dropped_depth == 0;
+}
+
 static inline void hp_event_exit(hp_location *loc, uintptr_t addr)
 {
     uint64_t now = hp_timer_now();
-    if (likely(loc->depth > 0 && loc->sp[-1].addr == addr && loc->dropped_depth == 0))
+    if (likely(hp_event_exit_matches(loc, addr)))
         hp_event_pop(loc, now);
     else
         hp__event_exit_mismatch(loc, addr, now);

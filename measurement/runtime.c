@@ -40,8 +40,9 @@ static const char *env_lookup(const char *name)
     return getenv(name);
 }
 
-static HP_COLD void stop_on_bad_input(const char *what, const char *message)
+HP_COLD void hp_runtime_stop_on_bad_input(const char *what, const char *message)
 {
+    atomic_store(&state, STATE_DISABLED); /* nothing is written at exit */
     fprintf(stderr, "hpmeasure: %s:\n%s%s", what, message,
             message[strlen(message) - 1] == '\n' ? "" : "\n");
     fprintf(stderr, "hpmeasure: stopping before the program starts; nothing was "
@@ -53,11 +54,11 @@ static void load_configuration(void)
 {
     char err[4096];
     if (hp_config_load(env_lookup, err, sizeof(err)) < 0)
-        stop_on_bad_input("invalid configuration", err);
+        hp_runtime_stop_on_bad_input("invalid configuration", err);
     if (hp_cfg.filtering_file[0] != '\0') {
         filter = hp_filter_load(hp_cfg.filtering_file, err, sizeof(err));
         if (filter == NULL)
-            stop_on_bad_input("invalid filter file (HP_FILTERING_FILE)", err);
+            hp_runtime_stop_on_bad_input("invalid filter file (HP_FILTERING_FILE)", err);
     }
 }
 

@@ -16,6 +16,10 @@
  * when the configuration or filter file is invalid. */
 bool hp_runtime_ensure_started(void);
 
+/* Reports a bad HP_* value or input file (what: e.g. "invalid configuration", message:
+ * one line per problem) and stops the program with status 1, writing nothing. */
+void hp_runtime_stop_on_bad_input(const char *what, const char *message);
+
 /* Writes the experiment now and stops measurement (idempotent). In an MPI run whose
  * MPI_Finalize was not reached, this rank writes its own profile-rank<r>.cubex. */
 void hp_runtime_finalize(void);

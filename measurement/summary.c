@@ -288,16 +288,38 @@ static void write_mpi_paths(FILE *out, const summary_ctx *c)
     free(paths);
 }
 
+/* One row per function: calls over all ranks and the fewest and most of one rank. */
 static void write_unmeasured(FILE *out, const hp_profile *p)
 {
     if (p->nunmeasured == 0)
         return;
     fprintf(out, "MPI calls counted but not measured (HP_MPI_ENABLE_GROUPS, HP_MPI_EXCLUDE)\n\n"
-                 "%6s %14s  %s\n", "rank", "calls", "function");
-    for (size_t i = 0; i < p->nunmeasured; i++)
-        fprintf(out, "%6d %14llu  %s\n", p->processes[p->unmeasured[i].process].rank,
-                (unsigned long long)p->unmeasured[i].calls, p->unmeasured[i].name);
+                 "%14s %12s %12s  %s\n", "calls", "min/rank", "max/rank", "function");
+    bool *done = calloc(p->nunmeasured, sizeof(bool));
+    if (done == NULL)
+        return;
+    for (size_t i = 0; i < p->nunmeasured; i++) {
+        if (done[i])
+            continue;
+        uint64_t total = 0, min = UINT64_MAX, max = 0;
+        size_t ranks = 0;
+        for (size_t j = i; j < p->nunmeasured; j++) {
+            if (strcmp(p->unmeasured[j].name, p->unmeasured[i].name) != 0)
+                continue;
+            done[j] = true;
+            uint64_t calls = p->unmeasured[j].calls;
+            total += calls;
+            min = calls < min ? calls : min;
+            max = calls > max ? calls : max;
+            ranks++;
+        }
+        if (ranks < p->nprocesses) /* ranks without an entry made no such call */
+            min = 0;
+        fprintf(out, "%14llu %12llu %12llu  %s\n", (unsigned long long)total,
+                (unsigned long long)min, (unsigned long long)max, p->unmeasured[i].name);
+    }
     fputc('\n', out);
+    free(done);
 }
 
 static void write_mpi_section(FILE *out, const summary_ctx *c)

@@ -23,6 +23,7 @@
 #define HP_ADAPTERS_MPI_MPI_ADAPTER_H
 
 #include <mpi.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* Score-P's MPI function groups (HP_MPI_ENABLE_GROUPS). */

@@ -109,12 +109,8 @@ __attribute__((constructor)) static void mpi_setup(void)
         return;
     char err[1024];
     if (hp_mpi_selection_init(hp_cfg.mpi_enable_groups, hp_cfg.mpi_exclude, err,
-                              sizeof(err)) < 0) {
-        fprintf(stderr, "hpmeasure: invalid configuration:\n%s\nhpmeasure: stopping before "
-                        "the program starts; nothing was measured. See 'hp-info "
-                        "config-vars'.\n", err);
-        exit(1);
-    }
+                              sizeof(err)) < 0)
+        hp_runtime_stop_on_bad_input("invalid configuration", err);
     const char **names = hp_memory_pages(hp_mpi_function_count * sizeof(char *));
     void *regions = hp_memory_pages(hp_mpi_function_count * sizeof(hp_region *));
     if (names == NULL || regions == NULL)

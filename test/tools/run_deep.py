@@ -9,6 +9,7 @@ unchanged, and exits with its exit status.
 import runpy
 import sys
 import threading
+import traceback
 
 status = [0]
 
@@ -18,6 +19,9 @@ def run():
         runpy.run_path(sys.argv[0], run_name="__main__")
     except SystemExit as e:
         status[0] = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+    except BaseException:  # a crash of the script is a failure, never a pass
+        traceback.print_exc()
+        status[0] = 1
 
 
 sys.argv = sys.argv[1:]

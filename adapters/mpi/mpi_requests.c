@@ -1,0 +1,307 @@
+/*
+ * Request table of the MPI adapter (see mpi_requests.h).
+ *
+ * Open addressing over a static array of HP_MPI_REQ_SLOTS slots, linear probing limited to
+ * HP_MPI_REQ_PROBE steps. A slot's key is the request handle (EMPTY = 0, a removed slot =
+ * TOMB); a thread claims a slot by compare-and-swap of the key, so threads never lock.
+ * MPI guarantees that one request handle is live once, so the same key is never inserted
+ * by two threads at once; the value fields are written by the claiming thread and read
+ * by the completing thread after MPI's own ordering (the handle was passed between them).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "mpi_bytes.h"
+#include "mpi_requests.h"
+
+enum {
+    HP_MPI_REQ_SLOTS = 1 << 14, /* power of two */
+    HP_MPI_REQ_PROBE = 64
+};
+
+enum req_kind {
+    KIND_RECV = 1,  /* Irecv & co.: count from the status, then forget */
+    KIND_PRECV = 2, /* persistent receive: count from the status when active */
+    KIND_PERSIST = 3 /* persistent send/collective: bytes counted at Start */
+};
+
+#define KEY_EMPTY ((uint64_t)0)
+#define KEY_TOMB (~(uint64_t)0)
+
+typedef struct req_slot {
+    uint64_t key; /* atomic */
+    uint32_t kind;
+    uint32_t active;
+    uint64_t sent, received;
+    uint32_t msgs_sent, msgs_received;
+} req_slot;
+
+static req_slot table[HP_MPI_REQ_SLOTS];
+long hp_mpi_req_live;
+static uint64_t lost;
+
+static inline uint64_t key_of(MPI_Request r)
+{
+    uint64_t k = 0;
+    memcpy(&k, &r, sizeof r < sizeof k ? sizeof r : sizeof k);
+    if (k == KEY_EMPTY || k == KEY_TOMB)
+        k ^= 0x5a5a5a5a; /* never a real handle here; keeps the sentinels free */
+    return k;
+}
+
+static inline unsigned hash_of(uint64_t k)
+{
+    return (unsigned)((k * 0x9E3779B97F4A7C15ull) >> 40) & (HP_MPI_REQ_SLOTS - 1);
+}
+
+static req_slot *find(uint64_t k)
+{
+    unsigned h = hash_of(k);
+    for (unsigned i = 0; i < HP_MPI_REQ_PROBE; i++) {
+        req_slot *s = &table[(h + i) & (HP_MPI_REQ_SLOTS - 1)];
+        uint64_t cur = __atomic_load_n(&s->key, __ATOMIC_ACQUIRE);
+        if (cur == k)
+            return s;
+        if (cur == KEY_EMPTY)
+            return NULL;
+    }
+    return NULL;
+}
+
+static req_slot *insert(MPI_Request r)
+{
+    if (r == MPI_REQUEST_NULL)
+        return NULL;
+    uint64_t k = key_of(r);
+    req_slot *s = find(k); /* a handle reused after we missed its completion */
+    if (s != NULL)
+        return s;
+    unsigned h = hash_of(k);
+    for (unsigned i = 0; i < HP_MPI_REQ_PROBE; i++) {
+        s = &table[(h + i) & (HP_MPI_REQ_SLOTS - 1)];
+        uint64_t cur = __atomic_load_n(&s->key, __ATOMIC_RELAXED);
+        while (cur == KEY_EMPTY || cur == KEY_TOMB) {
+            if (__atomic_compare_exchange_n(&s->key, &cur, k, 0, __ATOMIC_ACQ_REL,
+                                            __ATOMIC_RELAXED)) {
+                __atomic_add_fetch(&hp_mpi_req_live, 1, __ATOMIC_RELAXED);
+                return s;
+            }
+        }
+    }
+    __atomic_add_fetch(&lost, 1, __ATOMIC_RELAXED);
+    return NULL;
+}
+
+static void remove_slot(req_slot *s)
+{
+    __atomic_store_n(&s->key, KEY_TOMB, __ATOMIC_RELEASE);
+    __atomic_sub_fetch(&hp_mpi_req_live, 1, __ATOMIC_RELAXED);
+}
+
+uint64_t hp_mpi_req_lost(void)
+{
+    return __atomic_load_n(&lost, __ATOMIC_RELAXED);
+}
+
+static void set_entry(req_slot *s, uint32_t kind, const hp_mpi_frame *b)
+{
+    s->kind = kind;
+    s->active = 0;
+    s->sent = b ? b->bytes_sent : 0;
+    s->received = b ? b->bytes_received : 0;
+    s->msgs_sent = b ? (uint32_t)b->messages_sent : 0;
+    s->msgs_received = b ? (uint32_t)b->messages_received : 0;
+}
+
+void hp_mpi_req_track_recv(MPI_Request req)
+{
+    req_slot *s = insert(req);
+    if (s)
+        set_entry(s, KIND_RECV, NULL);
+}
+
+void hp_mpi_req_track_precv(MPI_Request req)
+{
+    req_slot *s = insert(req);
+    if (s)
+        set_entry(s, KIND_PRECV, NULL);
+}
+
+void hp_mpi_req_track_persistent(MPI_Request req, const hp_mpi_frame *bytes)
+{
+    req_slot *s = insert(req);
+    if (s)
+        set_entry(s, KIND_PERSIST, bytes);
+}
+
+void hp_mpi_req_start(hp_mpi_frame *f, MPI_Request req)
+{
+    if (req == MPI_REQUEST_NULL || !hp_mpi_req_pending())
+        return;
+    req_slot *s = find(key_of(req));
+    if (s == NULL)
+        return;
+    s->active = 1;
+    if (s->kind == KIND_PERSIST) {
+        f->bytes_sent += s->sent;
+        f->bytes_received += s->received;
+        f->messages_sent += s->msgs_sent;
+        f->messages_received += s->msgs_received;
+    }
+}
+
+void hp_mpi_req_startall(hp_mpi_frame *f, int count, const MPI_Request reqs[])
+{
+    for (int i = 0; i < count; i++)
+        hp_mpi_req_start(f, reqs[i]);
+}
+
+void hp_mpi_req_forget(MPI_Request req)
+{
+    if (req == MPI_REQUEST_NULL || !hp_mpi_req_pending())
+        return;
+    req_slot *s = find(key_of(req));
+    if (s)
+        remove_slot(s);
+}
+
+void hp_mpi_req_complete(hp_mpi_frame *f, MPI_Request req, const MPI_Status *status)
+{
+    if (req == MPI_REQUEST_NULL)
+        return;
+    req_slot *s = find(key_of(req));
+    if (s == NULL)
+        return;
+    switch (s->kind) {
+    case KIND_RECV:
+        remove_slot(s);
+        hp_mpi_bytes_recv(f, status);
+        break;
+    case KIND_PRECV:
+        if (s->active) {
+            s->active = 0;
+            hp_mpi_bytes_recv(f, status);
+        }
+        break;
+    default:
+        s->active = 0;
+        break;
+    }
+}
+
+/* Per-thread buffer for arrays larger than HP_MPI_REQS_SMALL: grows by mmap (never per
+ * call once large enough), never freed (a thread's largest Waitall decides its size). */
+static __thread void *scratch __attribute__((tls_model("initial-exec")));
+static __thread size_t scratch_size __attribute__((tls_model("initial-exec")));
+
+static void *scratch_get(size_t bytes)
+{
+    if (bytes <= scratch_size)
+        return scratch;
+    size_t page = 4096, want = scratch_size ? scratch_size : 16 * page;
+    while (want < bytes)
+        want *= 2;
+    want = (want + page - 1) & ~(page - 1);
+    void *p = mmap(NULL, want, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return NULL;
+    if (scratch)
+        munmap(scratch, scratch_size);
+    scratch = p;
+    scratch_size = want;
+    return p;
+}
+
+MPI_Status *hp_mpi_req_save(hp_mpi_reqs *r, int count, const MPI_Request reqs[],
+                            MPI_Status *statuses)
+{
+    r->n = 0;
+    r->req = NULL;
+    if (count <= 0 || reqs == NULL || !hp_mpi_req_pending())
+        return statuses;
+    int ignore = statuses == MPI_STATUSES_IGNORE;
+    MPI_Status *st = statuses;
+    if (count <= HP_MPI_REQS_SMALL) {
+        r->req = r->small_req;
+        if (ignore)
+            st = r->small_st;
+    } else {
+        size_t rb = ((size_t)count * sizeof(MPI_Request) + 15) & ~(size_t)15;
+        size_t need = rb + (ignore ? (size_t)count * sizeof(MPI_Status) : 0);
+        char *p = scratch_get(need);
+        if (p == NULL) {
+            __atomic_add_fetch(&lost, (uint64_t)count, __ATOMIC_RELAXED);
+            return statuses;
+        }
+        r->req = (MPI_Request *)p;
+        if (ignore)
+            st = (MPI_Status *)(p + rb);
+    }
+    memcpy(r->req, reqs, (size_t)count * sizeof(MPI_Request));
+    r->n = count;
+    return st;
+}
+
+void hp_mpi_req_complete_all(hp_mpi_frame *f, const hp_mpi_reqs *r, const MPI_Status *statuses)
+{
+    if (r->n == 0 || statuses == MPI_STATUSES_IGNORE)
+        return;
+    for (int i = 0; i < r->n; i++)
+        hp_mpi_req_complete(f, r->req[i], &statuses[i]);
+}
+
+void hp_mpi_req_complete_one(hp_mpi_frame *f, const hp_mpi_reqs *r, int index,
+                             const MPI_Status *status)
+{
+    if (r->n == 0 || index == MPI_UNDEFINED || index < 0 || index >= r->n ||
+        status == MPI_STATUS_IGNORE)
+        return;
+    hp_mpi_req_complete(f, r->req[index], status);
+}
+
+void hp_mpi_req_complete_some(hp_mpi_frame *f, const hp_mpi_reqs *r, int outcount,
+                              const int indices[], const MPI_Status *statuses)
+{
+    if (r->n == 0 || outcount == MPI_UNDEFINED || statuses == MPI_STATUSES_IGNORE)
+        return;
+    for (int i = 0; i < outcount; i++)
+        if (indices[i] >= 0 && indices[i] < r->n)
+            hp_mpi_req_complete(f, r->req[indices[i]], &statuses[i]);
+}
+
+void *hp_mpi_next_symbol(void **slot, const char *name)
+{
+    void *p = __atomic_load_n(slot, __ATOMIC_RELAXED);
+    if (p)
+        return p;
+    p = dlsym(RTLD_NEXT, name);
+    if (p == NULL) {
+        char pname[128];
+        snprintf(pname, sizeof pname, "P%s", name);
+        p = dlsym(RTLD_DEFAULT, pname);
+    }
+    if (p == NULL) {
+        static const char msg[] = "hpmeasure: cannot find the MPI library's ";
+        ssize_t rc = write(2, msg, sizeof msg - 1);
+        rc = write(2, name, strlen(name));
+        rc = write(2, "\n", 1);
+        (void)rc;
+        abort();
+    }
+    __atomic_store_n(slot, p, __ATOMIC_RELAXED);
+    return p;
+}
+
+void hp_mpi_req_reset(void)
+{
+    memset(table, 0, sizeof table);
+    hp_mpi_req_live = 0;
+    lost = 0;
+}

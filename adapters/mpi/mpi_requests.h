@@ -1,0 +1,85 @@
+/*
+ * Request tracking for the MPI wrappers (mpi_requests.c): which outstanding requests carry
+ * bytes to count at completion (non-blocking receives) or at each MPI_Start (persistent
+ * sends, receives and collectives). Called by the generated wrappers (gen-wrappers.py).
+ *
+ * The table is a fixed-size open-addressing hash (MPI_Request -> kind, bytes) in static
+ * storage: no locks, no heap, bounded probing; a request that finds no slot is counted
+ * as lost (hp_mpi_req_lost) and moves no bytes. Non-blocking sends are counted at the
+ * call and never enter the table, so an empty table (the common case of programs without
+ * Irecv) makes every completion call skip the bookkeeping after one load.
+ */
+#ifndef HP_ADAPTERS_MPI_MPI_REQUESTS_H
+#define HP_ADAPTERS_MPI_MPI_REQUESTS_H
+
+#include <mpi.h>
+#include <stddef.h> /* mpi_adapter.h uses size_t */
+#include <stdint.h>
+
+#include "mpi_adapter.h"
+
+/* Number of requests in the table; 0 = nothing to do at completion. */
+extern long hp_mpi_req_live;
+
+static inline int hp_mpi_req_pending(void)
+{
+    return __atomic_load_n(&hp_mpi_req_live, __ATOMIC_RELAXED) != 0;
+}
+
+/* Requests that found no slot (table full or probe limit), and slots in use (for tests
+ * and the summary). */
+uint64_t hp_mpi_req_lost(void);
+
+static inline void hp_mpi_frame_clear(hp_mpi_frame *f)
+{
+    f->bytes_sent = f->bytes_received = f->messages_sent = f->messages_received = 0;
+}
+
+/* After MPI_Irecv/MPI_Imrecv/MPI_Isendrecv(_replace): count the receive at completion. */
+void hp_mpi_req_track_recv(MPI_Request req);
+/* After MPI_Recv_init: count each completed activation from its status. */
+void hp_mpi_req_track_precv(MPI_Request req);
+/* After MPI_Send_init & co. and the persistent collectives (*_init): what one activation
+ * moves, counted into the frame of each MPI_Start/MPI_Startall. */
+void hp_mpi_req_track_persistent(MPI_Request req, const hp_mpi_frame *bytes);
+/* MPI_Start / MPI_Startall. */
+void hp_mpi_req_start(hp_mpi_frame *f, MPI_Request req);
+void hp_mpi_req_startall(hp_mpi_frame *f, int count, const MPI_Request reqs[]);
+/* MPI_Request_free (handle saved before the call). */
+void hp_mpi_req_forget(MPI_Request req);
+
+/* A completed request (handle saved before the call; status never MPI_STATUS_IGNORE). */
+void hp_mpi_req_complete(hp_mpi_frame *f, MPI_Request req, const MPI_Status *status);
+
+/* The request arrays of Waitall/Waitany/Waitsome and the Test family: handles saved before
+ * the call (completion overwrites them with MPI_REQUEST_NULL), and a status array of our
+ * own when the caller passed MPI_STATUSES_IGNORE. Small arrays live in the struct (on the
+ * wrapper's stack), larger ones in a per-thread buffer that grows by mmap and is reused. */
+enum { HP_MPI_REQS_SMALL = 8 };
+typedef struct hp_mpi_reqs {
+    int n; /* 0 = nothing saved (no request pending: nothing to count) */
+    MPI_Request *req;
+    MPI_Request small_req[HP_MPI_REQS_SMALL];
+    MPI_Status small_st[HP_MPI_REQS_SMALL];
+} hp_mpi_reqs;
+
+/* Saves the handles; returns the status array the real call must get (statuses itself,
+ * or ours when statuses == MPI_STATUSES_IGNORE). statuses may be NULL (Waitany/Testany:
+ * only the handles are saved). */
+MPI_Status *hp_mpi_req_save(hp_mpi_reqs *r, int count, const MPI_Request reqs[],
+                            MPI_Status *statuses);
+void hp_mpi_req_complete_all(hp_mpi_frame *f, const hp_mpi_reqs *r, const MPI_Status *statuses);
+void hp_mpi_req_complete_one(hp_mpi_frame *f, const hp_mpi_reqs *r, int index,
+                             const MPI_Status *status);
+void hp_mpi_req_complete_some(hp_mpi_frame *f, const hp_mpi_reqs *r, int outcount,
+                              const int indices[], const MPI_Status *statuses);
+
+/* Preload mode (HP_MPI_PRELOAD): the next definition of an MPI function after ours,
+ * dlsym(RTLD_NEXT, name) at first use, cached in *slot (no locks: a race resolves twice
+ * to the same address). Falls back to "P" name; aborts with a message if neither exists. */
+void *hp_mpi_next_symbol(void **slot, const char *name);
+
+/* For tests: drop every entry. */
+void hp_mpi_req_reset(void);
+
+#endif

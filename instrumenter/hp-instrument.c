@@ -21,6 +21,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "install_dirs.h"
+
 /* The build passes the real values; these let the file compile on its own. */
 #ifndef HP_VERSION
 #ifdef PACKAGE_VERSION /* from configure's DEFS when there is no config header */
@@ -291,69 +293,6 @@ static enum build_mode detect_mode(int argc, char **argv, int first)
     return MODE_LINK;
 }
 
-/* ---- where the library and headers are --------------------------------------------- */
-
-/* Returns a malloc'd copy of a followed by b, or NULL when out of memory. */
-static char *concat(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    char *s = malloc(la + lb + 1);
-
-    if (s == NULL)
-        return NULL;
-    memcpy(s, a, la);
-    memcpy(s + la, b, lb + 1);
-    return s;
-}
-
-/*
- * Returns the canonical path of "<directory of this executable>/../<sibling>" if
- * <marker> exists inside it (a relocated installation), else NULL. The result is
- * malloc'd (realpath).
- */
-static char *installed_sibling_dir(const char *sibling, const char *marker)
-{
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    char *slash, *candidate, *marker_path, *dir = NULL;
-
-    if (n <= 0)
-        return NULL;
-    exe[n] = '\0';
-    slash = strrchr(exe, '/');
-    if (slash == NULL)
-        return NULL;
-    slash[1] = '\0';
-    candidate = concat(exe, sibling);
-    if (candidate == NULL)
-        return NULL;
-    marker_path = concat(candidate, marker);
-    if (marker_path != NULL && access(marker_path, F_OK) == 0)
-        dir = realpath(candidate, NULL);
-    free(marker_path);
-    free(candidate);
-    return dir;
-}
-
-/*
- * Environment first (the test harness points it at the build tree), then a relocated
- * installation next to this executable, then the configured prefix. Returns a malloc'd
- * string, or NULL when out of memory.
- */
-static char *locate_dir(const char *env_var, const char *sibling, const char *marker,
-                        const char *configured)
-{
-    const char *env = getenv(env_var);
-    char *dir;
-
-    if (env != NULL && env[0] != '\0')
-        return concat(env, "");
-    dir = installed_sibling_dir(sibling, marker);
-    if (dir != NULL)
-        return dir;
-    return concat(configured, "");
-}
-
 /* ---- building the real command ----------------------------------------------------- */
 
 /* Words we own (built with malloc) and release after printing; exec never returns here. */
@@ -378,14 +317,14 @@ static int added_words_init(struct added_words *w, enum build_mode mode)
     memset(w, 0, sizeof(*w));
     if (mode == MODE_PASSTHROUGH || mode == MODE_PREPROCESS)
         return 0;
-    incdir = locate_dir("HP_INSTRUMENT_INCLUDEDIR", "../include", "/hp", HP_INCLUDEDIR);
-    if (incdir == NULL || (w->include_flag = concat("-I", incdir)) == NULL)
+    incdir = hp_install_dir("HP_INSTRUMENT_INCLUDEDIR", "../include", "/hp", HP_INCLUDEDIR);
+    if (incdir == NULL || (w->include_flag = hp_concat("-I", incdir)) == NULL)
         goto out;
     if (mode == MODE_LINK) {
-        libdir = locate_dir("HP_INSTRUMENT_LIBDIR", "../lib", "/" CORE_LIBRARY_FILE,
+        libdir = hp_install_dir("HP_INSTRUMENT_LIBDIR", "../lib", "/" CORE_LIBRARY_FILE,
                             HP_LIBDIR);
-        if (libdir == NULL || (w->libdir_flag = concat("-L", libdir)) == NULL ||
-            (w->rpath_flag = concat("-Wl,-rpath,", libdir)) == NULL)
+        if (libdir == NULL || (w->libdir_flag = hp_concat("-L", libdir)) == NULL ||
+            (w->rpath_flag = hp_concat("-Wl,-rpath,", libdir)) == NULL)
             goto out;
     }
     ret = 0;

@@ -33,6 +33,7 @@ static _Atomic int state = STATE_OFF;
 static hp_filter *filter;
 static time_t start_wall_time;
 static bool mpi_active;
+static bool mpi_required;
 static int mpi_rank;
 
 static const char *env_lookup(const char *name)
@@ -152,9 +153,14 @@ void hp_runtime_finalize(void)
         fprintf(stderr, "hpmeasure: rank %d ended without MPI_Finalize; writing its own "
                         "profile-rank%d.cubex\n", mpi_rank, mpi_rank);
         hp_experiment_write_rank(mpi_rank);
-    } else {
+    } else if (!mpi_required) {
         hp_experiment_write();
     }
+}
+
+void hp_runtime_require_mpi(void)
+{
+    mpi_required = true;
 }
 
 void hp_runtime_set_mpi(int rank, int size)

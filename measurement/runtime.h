@@ -28,6 +28,10 @@ void hp_runtime_finalize(void);
  * Returns false when measurement had ended already (the caller then writes nothing). */
 bool hp_runtime_stop(void);
 
+/* Write an experiment only if this process initializes MPI (hp-run preloads the
+ * measurement into mpiexec and its helpers too, which must leave nothing behind). */
+void hp_runtime_require_mpi(void);
+
 /* MPI state of this process, set by the MPI adapter after MPI_Init. */
 void hp_runtime_set_mpi(int rank, int size);
 bool hp_runtime_mpi_active(void);

@@ -107,6 +107,9 @@ __attribute__((constructor)) static void mpi_setup(void)
 {
     if (!hp_runtime_ensure_started())
         return;
+#ifdef HP_MPI_PRELOAD
+    hp_runtime_require_mpi();
+#endif
     char err[1024];
     if (hp_mpi_selection_init(hp_cfg.mpi_enable_groups, hp_cfg.mpi_exclude, err,
                               sizeof(err)) < 0)

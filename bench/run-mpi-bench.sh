@@ -1,0 +1,255 @@
+#!/bin/sh
+# The MPI overhead benchmark (`make bench`; doc/bench.md, "MPI overhead", explains it).
+#
+# Builds three small MPI programs plain (mpicc) and measured (hp-instrument mpicc) and
+# times them side by side in one run:
+#   rank       mpi-rank.c: 10^6 MPI_Comm_rank calls in a tight loop on 2 ranks, plain,
+#              measured (--nocompiler) and measured with HP_MPI_EXCLUDE=MPI_Comm_rank
+#              (the call is only counted)
+#   pingpong   mpi-pingpong.c: 10^5 round trips of an 8-byte message between 2 ranks,
+#              plain and measured (--nocompiler)
+#   finalize   mpi-finalize.c: MPI_Finalize as rank 0 sees it, 32 ranks oversubscribed
+#              (fewer when 32 cannot start here), plain and measured (with compiler
+#              instrumentation, so the ranks have a few call paths to unify)
+# Each variant runs REPS times, interleaved, and the minimum counts (the machine is
+# shared and noisy). Prints a table, then one `bench: name=value` line per figure.
+#
+# Usage: run-mpi-bench.sh BUILDDIR [REPS]
+#   BUILDDIR   top build directory (holds hp-instrument and .libs/libhpmeasure_mpi.so)
+#   REPS       repetitions per variant (default 5)
+# Environment: MPICC (default mpicc) compiles the programs; it must be a compiler that
+# hp-instrument accepts. MPIEXEC (default mpiexec) starts them; it is given `-n N`.
+# HP_BENCH_MPI_RANKS (default 32) is the number of ranks of the finalize run.
+#
+# Timing runs never use more than 2 ranks: MPICH busy-polls, and these machines have 2
+# cores. Exits 0 whatever the timings are, and also when there is no MPI (the benchmark
+# is then skipped); 1 when something could not be built or run, 2 on bad arguments.
+
+set -u
+
+usage() {
+    echo "usage: $0 BUILDDIR [REPS]" >&2
+    exit 2
+}
+
+die() {
+    echo "bench: error: $*" >&2
+    exit 1
+}
+
+is_count() {
+    case $1 in
+        '' | *[!0-9]* | 0) return 1 ;;
+        *) return 0 ;;
+    esac
+}
+
+if [ $# -lt 1 ] || [ $# -gt 2 ]; then
+    usage
+fi
+BUILDDIR=$(cd "$1" 2>/dev/null && pwd) || die "no build directory '$1'"
+REPS=${2:-5}
+is_count "$REPS" || usage
+MPICC=${MPICC:-mpicc}
+MPIEXEC=${MPIEXEC:-mpiexec}
+FIN_RANKS=${HP_BENCH_MPI_RANKS:-32}
+is_count "$FIN_RANKS" || die "HP_BENCH_MPI_RANKS must be a positive count"
+
+RANK_CALLS=1000000  # MPI_Comm_rank calls per rank
+ROUNDTRIPS=100000   # ping-pong round trips
+TIME_LIMIT=120      # seconds for one mpiexec; a hang must not stall `make bench`
+
+BENCHDIR=$(cd "$(dirname "$0")" && pwd)
+SRCDIR=$(dirname "$BENCHDIR")
+INSTRUMENT=$BUILDDIR/hp-instrument
+CORELIBDIR=$BUILDDIR/.libs
+[ -x "$INSTRUMENT" ] || die "$INSTRUMENT not found (run make first)"
+if [ ! -f "$CORELIBDIR/libhpmeasure_mpi.so" ] ||
+    ! command -v "$MPICC" >/dev/null 2>&1 || ! command -v "${MPIEXEC%% *}" >/dev/null 2>&1; then
+    echo "MPI overhead: skipped (no $MPICC, no ${MPIEXEC%% *} or no libhpmeasure_mpi.so)"
+    echo "bench: mpi=skipped"
+    exit 0
+fi
+
+# Inside bench/work (which `make clean` removes); run-bench.sh empties bench/work
+# when it starts, so `make bench` runs it before this script.
+WORK=$BUILDDIR/bench/work/mpi
+rm -rf "$WORK"
+mkdir -p "$WORK" || die "cannot create $WORK"
+cd "$WORK" || die "cannot enter $WORK"
+
+# Settings of the caller must not leak into the runs (the excluded run sets its own).
+unset HP_FILTERING_FILE HP_EXPERIMENT_DIRECTORY HP_VERBOSE HP_MPI_EXCLUDE \
+    HP_MPI_ENABLE_GROUPS
+
+# ---------------------------------------------------------------- build
+build() {
+    if ! "$@" >>build.log 2>&1; then
+        cat build.log >&2
+        die "build failed: $*"
+    fi
+}
+
+CFLAGS_BENCH="-O2 -Wall -Wextra"
+INSTRUMENT_ENV="HP_INSTRUMENT_LIBDIR=$CORELIBDIR HP_INSTRUMENT_INCLUDEDIR=$SRCDIR/include"
+for p in rank pingpong finalize; do
+    # shellcheck disable=SC2086 # CFLAGS_BENCH holds several words on purpose
+    build $MPICC $CFLAGS_BENCH -o "plain-$p" "$BENCHDIR/mpi-$p.c"
+done
+# MPI call overhead alone: no function hooks.
+for p in rank pingpong; do
+    # shellcheck disable=SC2086
+    build env $INSTRUMENT_ENV "$INSTRUMENT" --nocompiler $MPICC $CFLAGS_BENCH \
+        -o "hp-$p" "$BENCHDIR/mpi-$p.c"
+done
+# Unification: with function hooks, so the call paths run through user functions.
+# shellcheck disable=SC2086
+build env $INSTRUMENT_ENV "$INSTRUMENT" $MPICC $CFLAGS_BENCH -o hp-finalize \
+    "$BENCHDIR/mpi-finalize.c"
+
+# ---------------------------------------------------------------- run
+# launch NRANKS [VAR=VALUE]... PROGRAM [ARG]...: mpiexec under a time limit (status 124
+# on time-out), output to stdout, errors to run.log.
+launch() {
+    _n=$1
+    shift
+    # MPIEXEC is split into words on purpose (it may hold options).
+    timeout -k 10 "$TIME_LIMIT" sh -c '
+        n=$1; mpiexec=$2; shift 2
+        while [ $# -gt 0 ]; do
+            case $1 in
+            *=*) export "$1"; shift ;;
+            *) break ;;
+            esac
+        done
+        exec $mpiexec -n "$n" "$@"' launch "$_n" "$MPIEXEC" "$@" 2>>run.log </dev/null
+}
+
+# check_summary AWK-PROGRAM FILE MESSAGE: a sanity check of an experiment's summary.txt.
+# It only warns: the timing figures stay valid, but what was measured may not be what
+# this benchmark claims.
+check_summary() {
+    _cond=$1 _file=$2 _msg=$3
+    if ! awk "$_cond" "$_file" 2>/dev/null; then
+        echo "bench: warning: $_msg ($_file)" >&2
+    fi
+}
+
+# run VARIANT: runs it once and prints the time in ns that its rank 0 reports; stops the
+# script on failure. Every measured run writes its experiment to exp-VARIANT, which is
+# checked and deleted.
+run() {
+    exp="$WORK/exp-$1"
+    rm -rf "$exp"
+    case $1 in
+        rank_plain) out=$(launch 2 ./plain-rank "$RANK_CALLS") ;;
+        rank_measured) out=$(launch 2 HP_EXPERIMENT_DIRECTORY="$exp" ./hp-rank "$RANK_CALLS") ;;
+        rank_excluded) out=$(launch 2 HP_EXPERIMENT_DIRECTORY="$exp" \
+            HP_MPI_EXCLUDE=MPI_Comm_rank ./hp-rank "$RANK_CALLS") ;;
+        pp_plain) out=$(launch 2 ./plain-pingpong "$ROUNDTRIPS") ;;
+        pp_measured) out=$(launch 2 HP_EXPERIMENT_DIRECTORY="$exp" ./hp-pingpong "$ROUNDTRIPS") ;;
+        fin_plain) out=$(launch "$FIN_RANKS" ./plain-finalize) ;;
+        fin_measured) out=$(launch "$FIN_RANKS" HP_EXPERIMENT_DIRECTORY="$exp" ./hp-finalize) ;;
+    esac || die "$1 run failed (exit status $?; see $WORK/run.log)"
+    ns=${out#ns=}
+    ns=${ns%% *}
+    is_count "$ns" || die "$1 run printed '$out'"
+    # The measured runs must have measured (or, excluded, counted) what they claim.
+    s="$exp/summary.txt"
+    case $1 in
+        rank_measured)
+            check_summary "/^MPI calls counted but not measured/ { exit }
+                \$NF == \"MPI_Comm_rank\" && \$1 >= 2 * $RANK_CALLS { ok = 1 }
+                END { exit !ok }" "$s" "MPI_Comm_rank was not measured $RANK_CALLS times per rank" ;;
+        rank_excluded)
+            check_summary "/^MPI calls counted but not measured/ { in_counted = 1 }
+                in_counted && \$NF == \"MPI_Comm_rank\" && \$1 >= 2 * $RANK_CALLS { ok = 1 }
+                END { exit !ok }" "$s" "excluded MPI_Comm_rank was not counted as unmeasured" ;;
+        pp_measured)
+            check_summary "\$NF == \"MPI_Send\" && \$1 >= 2 * $ROUNDTRIPS { ok = 1 }
+                END { exit !ok }" "$s" "the ping-pong's MPI_Send calls were not measured" ;;
+        fin_measured)
+            check_summary "/^processes:/ && \$2 == $FIN_RANKS { ok = 1 } END { exit !ok }" \
+                "$s" "the profile does not hold $FIN_RANKS ranks" ;;
+    esac
+    rm -rf "$exp"
+    echo "$ns"
+}
+
+# Find the largest number of ranks (32, 16, ... 2) for which the plain finalize program
+# starts and ends here, before any timing.
+want_ranks=$FIN_RANKS
+while :; do
+    if out=$(launch "$FIN_RANKS" ./plain-finalize) && is_count "$(echo "${out#ns=}" | cut -d' ' -f1)"; then
+        break
+    fi
+    [ "$FIN_RANKS" -gt 2 ] || die "the finalize program does not run on 2 ranks (see $WORK/run.log)"
+    FIN_RANKS=$((FIN_RANKS / 2))
+    echo "bench: note: $((FIN_RANKS * 2)) ranks did not start or end here; trying $FIN_RANKS" >&2
+done
+
+VARIANTS="rank_plain rank_measured rank_excluded pp_plain pp_measured fin_plain fin_measured"
+for v in $VARIANTS; do
+    eval "min_$v=''"
+done
+rep=1
+while [ "$rep" -le "$REPS" ]; do
+    for v in $VARIANTS; do
+        t=$(run "$v") || exit 1
+        eval "cur=\$min_$v"
+        if [ -z "$cur" ] || [ "$t" -lt "$cur" ]; then
+            eval "min_$v=$t"
+        fi
+    done
+    rep=$((rep + 1))
+done
+
+# ---------------------------------------------------------------- report
+# shellcheck disable=SC2154 # the min_* variables are set by eval
+awk -v reps="$REPS" -v calls="$RANK_CALLS" -v trips="$ROUNDTRIPS" \
+    -v ranks="$FIN_RANKS" -v want_ranks="$want_ranks" \
+    -v rp="$min_rank_plain" -v rm="$min_rank_measured" -v rx="$min_rank_excluded" \
+    -v pp="$min_pp_plain" -v pm="$min_pp_measured" \
+    -v fp="$min_fin_plain" -v fm="$min_fin_measured" '
+BEGIN {
+    rank_plain = rp / calls; rank_meas = rm / calls; rank_excl = rx / calls
+    add_meas = rank_meas - rank_plain; add_excl = rank_excl - rank_plain
+    pp_plain = pp / trips / 1000; pp_meas = pm / trips / 1000
+    pp_ratio = pp_plain > 0 ? pp_meas / pp_plain : 0
+    pp_added = (pm - pp) / trips
+    fin_plain = fp / 1e9; fin_meas = fm / 1e9
+
+    printf "hpmeasure MPI overhead: 2 ranks (unification: %d ranks), min of %d runs\n\n", ranks, reps
+    printf "  %-44s %12s %12s\n", "MPI_Comm_rank loop (" calls " calls per rank)", "ns/call", "added ns"
+    printf "  %-44s %12.2f %12s\n", "plain (mpicc)", rank_plain, "-"
+    printf "  %-44s %12.2f %12.2f    (target <= 35)\n", "measured (hp-instrument --nocompiler)", rank_meas, add_meas
+    printf "  %-44s %12.2f %12.2f    (target <= 5)\n", "unmeasured (HP_MPI_EXCLUDE=MPI_Comm_rank)", rank_excl, add_excl
+    printf "  for scale, Score-P 8.4 adds ~69 ns per measured MPI_Comm_rank\n\n"
+    printf "  %-44s %12s %12s\n", "8-byte ping-pong (" trips " round trips)", "us/trip", "ratio"
+    printf "  %-44s %12.3f %12s\n", "plain", pp_plain, "-"
+    printf "  %-44s %12.3f %12.3f    (target <= 1.05)\n", "measured", pp_meas, pp_ratio
+    printf "\n  %-44s %12s %12s\n", "MPI_Finalize on rank 0 (" ranks " ranks)", "s", "added s"
+    printf "  %-44s %12.3f %12s\n", "plain", fin_plain, "-"
+    printf "  %-44s %12.3f %12.3f    (target <= 1 s measured)\n", "measured (unification + writing)", fin_meas, fin_meas - fin_plain
+    if (ranks != want_ranks)
+        printf "  (%d ranks did not start here; %d is the largest count that did)\n", want_ranks, ranks
+    printf "\n"
+
+    printf "bench: mpi_repetitions=%d\n", reps
+    printf "bench: mpi_comm_rank_calls=%d\n", calls
+    printf "bench: mpi_comm_rank_plain_ns=%.2f\n", rank_plain
+    printf "bench: mpi_comm_rank_measured_ns=%.2f\n", rank_meas
+    printf "bench: mpi_comm_rank_unmeasured_ns=%.2f\n", rank_excl
+    printf "bench: mpi_added_ns_per_measured_call=%.2f\n", add_meas
+    printf "bench: mpi_added_ns_per_unmeasured_call=%.2f\n", add_excl
+    printf "bench: pingpong_roundtrips=%d\n", trips
+    printf "bench: pingpong_plain_us=%.3f\n", pp_plain
+    printf "bench: pingpong_measured_us=%.3f\n", pp_meas
+    printf "bench: pingpong_added_ns_per_roundtrip=%.1f\n", pp_added
+    printf "bench: pingpong_ratio=%.3f\n", pp_ratio
+    printf "bench: unify_ranks=%d\n", ranks
+    printf "bench: finalize_plain_s=%.3f\n", fin_plain
+    printf "bench: finalize_measured_s=%.3f\n", fin_meas
+    printf "bench: finalize_added_s=%.3f\n", fin_meas - fin_plain
+}'
+exit 0

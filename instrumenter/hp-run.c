@@ -1,0 +1,132 @@
+/*
+ * hp-run: measures an uninstrumented, dynamically linked MPI program without
+ * rebuilding it. `hp-run [options] <command> [args...]` (usually
+ * `hp-run mpiexec -n 4 ./app`) puts the preload flavour of the measurement library in
+ * front of LD_PRELOAD and replaces itself with the command; mpiexec passes the
+ * environment on to the ranks. In the ranks, our MPI_* definitions come first and reach
+ * MPI through the next definition (dlsym(RTLD_NEXT)), not through PMPI_*, so a PMPI
+ * tool can still be used at the same time. Processes that never initialize MPI (mpiexec
+ * itself, its proxies) write nothing.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "install_dirs.h"
+
+#ifndef HP_VERSION
+#define HP_VERSION "unknown"
+#endif
+#ifndef HP_LIBDIR
+#define HP_LIBDIR "/usr/local/lib"
+#endif
+
+#define PROG "hp-run"
+#define PRELOAD_LIBRARY "libhpmeasure_mpi_preload.so"
+
+enum { OPT_VERBOSE = 1u << 0, OPT_DRY_RUN = 1u << 1 };
+
+static void print_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: " PROG " [options] <command> [args...]\n\n"
+            "Runs <command> with the MPI measurement preloaded, for MPI programs that were\n"
+            "not built with hp-instrument, e.g.\n\n"
+            "  " PROG " mpiexec -n 4 ./app\n\n"
+            "MPI calls are measured (time, visits, bytes) and written to one experiment\n"
+            "directory per job, as with hp-instrument; HP_* variables apply as usual.\n\n"
+            "options:\n"
+            "  --help       this text\n"
+            "  --version    the version\n"
+            "  --verbose    print the LD_PRELOAD setting and the command on stderr\n"
+            "  --dry-run    print them on stdout and do not run the command\n");
+}
+
+/* Reads the options before the command; returns the index of the command word, 0 to
+ * stop with status 0 (help, version), or -1 on a bad option. */
+static int parse_options(int argc, char **argv, unsigned *flags)
+{
+    int i;
+    *flags = 0;
+    for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+        if (strcmp(argv[i], "--") == 0)
+            return i + 1 < argc ? i + 1 : -1;
+        if (strcmp(argv[i], "--help") == 0) {
+            print_usage(stdout);
+            return 0;
+        }
+        if (strcmp(argv[i], "--version") == 0) {
+            printf(PROG " (hpmeasure) %s\n", HP_VERSION);
+            return 0;
+        }
+        if (strcmp(argv[i], "--verbose") == 0)
+            *flags |= OPT_VERBOSE;
+        else if (strcmp(argv[i], "--dry-run") == 0)
+            *flags |= OPT_DRY_RUN;
+        else {
+            fprintf(stderr, PROG ": unknown option '%s'\n" PROG ": accepted options: "
+                            "--help --version --verbose --dry-run\n", argv[i]);
+            return -1;
+        }
+    }
+    if (i == argc) {
+        fprintf(stderr, PROG ": no command given\n");
+        print_usage(stderr);
+        return -1;
+    }
+    return i;
+}
+
+/* "LD_PRELOAD" value: our library first, then whatever was preloaded already. */
+static char *preload_value(const char *library)
+{
+    const char *old = getenv("LD_PRELOAD");
+    if (old == NULL || old[0] == '\0')
+        return hp_concat(library, "");
+    char *with_colon = hp_concat(library, ":");
+    char *value = with_colon != NULL ? hp_concat(with_colon, old) : NULL;
+    free(with_colon);
+    return value;
+}
+
+static void print_command(FILE *out, const char *preload, char **command)
+{
+    fprintf(out, "LD_PRELOAD=%s", preload);
+    for (char **word = command; *word != NULL; word++)
+        fprintf(out, " %s", *word);
+    fputc('\n', out);
+}
+
+int main(int argc, char **argv)
+{
+    unsigned flags;
+    int first = parse_options(argc, argv, &flags);
+    if (first <= 0)
+        return first == 0 ? 0 : 2;
+    char *libdir = hp_install_dir("HP_RUN_LIBDIR", "../lib", "/" PRELOAD_LIBRARY, HP_LIBDIR);
+    char *library = libdir != NULL ? hp_concat(libdir, "/" PRELOAD_LIBRARY) : NULL;
+    char *preload = library != NULL ? preload_value(library) : NULL;
+    if (preload == NULL) {
+        fprintf(stderr, PROG ": out of memory\n");
+        return 1;
+    }
+    if (access(library, R_OK) != 0) {
+        fprintf(stderr, PROG ": %s not found: is hpmeasure installed with MPI support?\n",
+                library);
+        return 1;
+    }
+    if (flags & (OPT_DRY_RUN | OPT_VERBOSE))
+        print_command(flags & OPT_DRY_RUN ? stdout : stderr, preload, argv + first);
+    if (flags & OPT_DRY_RUN)
+        return 0;
+    if (setenv("LD_PRELOAD", preload, 1) != 0) {
+        perror(PROG ": setenv");
+        return 1;
+    }
+    execvp(argv[first], argv + first);
+    fprintf(stderr, PROG ": cannot run '%s': %s\n", argv[first], strerror(errno));
+    return 127;
+}

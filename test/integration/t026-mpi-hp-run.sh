@@ -1,0 +1,34 @@
+#!/bin/sh
+# hp-run measures a program built with plain mpicc, through LD_PRELOAD: one experiment
+# for the job (nothing from mpiexec or its proxies), MPI calls below the program root,
+# and per MPI function and rank the same visits and bytes as the instrumented build.
+. "$HP_SRCDIR/test/integration/lib.sh"
+plan 9
+
+TRAFFIC="$PROGRAMS/mpi/traffic.c"
+check "build traffic.c with plain mpicc" mpicc -O1 -o traffic-plain "$TRAFFIC"
+check "build traffic.c with hp-instrument mpicc" hp-instrument mpicc -O1 -o traffic "$TRAFFIC"
+HP_EXPERIMENT_DIRECTORY=run check "hp-run mpiexec -n 4 ./traffic-plain" \
+    timeout 60 hp-run mpiexec -n 4 ./traffic-plain
+check_eq "program output unchanged" "$(mpiexec -n 4 ./traffic-plain)" "$(cat "$WORK/last.out")"
+check_eq "exactly one experiment directory" "run" "$(ls -d run* hp-* 2>/dev/null | tr '\n' ' ' | sed 's/ $//')"
+check "cubecheck.py passes" $CUBECHECK run/profile.cubex
+HP_EXPERIMENT_DIRECTORY=inst timeout 60 mpiexec -n 4 ./traffic > /dev/null 2>&1
+
+# Per (MPI function, rank): visits, bytes sent and received summed over call paths.
+sums() {
+    $CUBEDUMP "$1" | awk -F'\t' '
+        { n = split($1, part, "/"); f = part[n]; if (f !~ /^MPI_/) next
+          for (i = 3; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+          key = f " " $2; vis[key] += v["visits"]; s[key] += v["bytes_sent"]; r[key] += v["bytes_received"] }
+        END { for (k in vis) print k, vis[k], s[k], r[k] }' | LC_ALL=C sort
+}
+sums run/profile.cubex > run-sums.txt
+sums inst/profile.cubex > inst-sums.txt
+check "MPI calls sit directly below the program root" \
+    sh -c "$CUBEDUMP --paths run/profile.cubex | grep MPI_ | grep -qvx 'traffic-plain/MPI_[A-Za-z_]*' && exit 1 || exit 0"
+check "same visits and bytes per MPI function and rank as the instrumented build" \
+    diff -u inst-sums.txt run-sums.txt
+check "hp-run --dry-run shows the preload" sh -c \
+    'hp-run --dry-run mpiexec -n 2 ./x | grep -q "^LD_PRELOAD=.*/libhpmeasure_mpi_preload.so mpiexec -n 2 ./x$"'
+finish

@@ -53,9 +53,11 @@ static const config_var config_vars[] = {
     { "HP_SAMPLING_FREQUENCY", VAR_UINT, "0", FIELD(sampling_frequency),
       "Sampling frequency in Hz, 0 = off (sampling is not available yet in this version)." },
     { "HP_MPI_ENABLE_GROUPS", VAR_STRING, "default", FIELD(mpi_enable_groups),
-      "MPI function groups to measure (MPI adapter, not available yet)." },
+      "MPI function groups to measure (Score-P's names: all, default, cg, coll, env, err, "
+      "ext, io, misc, p2p, rma, spawn, topo, type, xnonblock, xreqtest; default = cg, coll, "
+      "env, io, p2p, rma, topo, xnonblock). See doc/mpi.md." },
     { "HP_MPI_EXCLUDE", VAR_STRING, "", FIELD(mpi_exclude),
-      "MPI functions left unmeasured (MPI adapter, not available yet)." },
+      "MPI functions left unmeasured but counted, e.g. MPI_Comm_rank,MPI_Wtime." },
     { "HP_METRIC_PAPI", VAR_STRING, "", FIELD(metric_papi),
       "PAPI counters to record (not available yet)." },
     { "HP_METRIC_PERF", VAR_STRING, "", FIELD(metric_perf),

@@ -114,6 +114,7 @@ launch() {
     _n=$1
     shift
     # MPIEXEC is split into words on purpose (it may hold options).
+    # shellcheck disable=SC2016 # the inner shell expands them
     timeout -k 10 "$TIME_LIMIT" sh -c '
         n=$1; mpiexec=$2; shift 2
         while [ $# -gt 0 ]; do
@@ -170,7 +171,10 @@ run() {
                 END { exit !ok }" "$s" "the ping-pong's MPI_Send calls were not measured" ;;
         fin_measured)
             check_summary "/^processes:/ && \$2 == $FIN_RANKS { ok = 1 } END { exit !ok }" \
-                "$s" "the profile does not hold $FIN_RANKS ranks" ;;
+                "$s" "the profile does not hold $FIN_RANKS ranks"
+            # "regions:     23, call paths: 26": what the unification merged.
+            sed -n 's/^regions: *\([0-9]*\), call paths: *\([0-9]*\).*/\1 \2/p' "$s" \
+                >fin-size.txt 2>/dev/null ;;
     esac
     rm -rf "$exp"
     echo "$ns"
@@ -205,12 +209,14 @@ while [ "$rep" -le "$REPS" ]; do
 done
 
 # ---------------------------------------------------------------- report
+read -r fin_regions fin_paths 2>/dev/null <fin-size.txt || true
 # shellcheck disable=SC2154 # the min_* variables are set by eval
 awk -v reps="$REPS" -v calls="$RANK_CALLS" -v trips="$ROUNDTRIPS" \
     -v ranks="$FIN_RANKS" -v want_ranks="$want_ranks" \
     -v rp="$min_rank_plain" -v rm="$min_rank_measured" -v rx="$min_rank_excluded" \
     -v pp="$min_pp_plain" -v pm="$min_pp_measured" \
-    -v fp="$min_fin_plain" -v fm="$min_fin_measured" '
+    -v fp="$min_fin_plain" -v fm="$min_fin_measured" \
+    -v fin_regions="${fin_regions:-?}" -v fin_paths="${fin_paths:-?}" '
 BEGIN {
     rank_plain = rp / calls; rank_meas = rm / calls; rank_excl = rx / calls
     add_meas = rank_meas - rank_plain; add_excl = rank_excl - rank_plain
@@ -231,6 +237,7 @@ BEGIN {
     printf "\n  %-44s %12s %12s\n", "MPI_Finalize on rank 0 (" ranks " ranks)", "s", "added s"
     printf "  %-44s %12.3f %12s\n", "plain", fin_plain, "-"
     printf "  %-44s %12.3f %12.3f    (target <= 1 s measured)\n", "measured (unification + writing)", fin_meas, fin_meas - fin_plain
+    printf "  (the unified profile: %s regions, %s call paths)\n", fin_regions, fin_paths
     if (ranks != want_ranks)
         printf "  (%d ranks did not start here; %d is the largest count that did)\n", want_ranks, ranks
     printf "\n"
@@ -251,5 +258,6 @@ BEGIN {
     printf "bench: finalize_plain_s=%.3f\n", fin_plain
     printf "bench: finalize_measured_s=%.3f\n", fin_meas
     printf "bench: finalize_added_s=%.3f\n", fin_meas - fin_plain
+    printf "bench: unify_call_paths=%s\n", fin_paths
 }'
 exit 0

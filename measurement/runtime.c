@@ -34,6 +34,7 @@ static hp_filter *filter;
 static time_t start_wall_time;
 static bool mpi_active;
 static bool mpi_required;
+static int (*mpi_probe)(void);
 static int mpi_rank;
 
 static const char *env_lookup(const char *name)
@@ -153,9 +154,22 @@ void hp_runtime_finalize(void)
         fprintf(stderr, "hpmeasure: rank %d ended without MPI_Finalize; writing its own "
                         "profile-rank%d.cubex\n", mpi_rank, mpi_rank);
         hp_experiment_write_rank(mpi_rank);
+        return;
+    }
+    int rank = mpi_probe != NULL ? mpi_probe() : -1;
+    if (rank >= 0) { /* MPI ran, but its MPI_Init and MPI_Finalize bypassed us */
+        fprintf(stderr, "hpmeasure: rank %d: MPI_Init was not seen (another tool's "
+                        "MPI_Init wrapper?); writing this rank's own profile-rank%d.cubex\n",
+                rank, rank);
+        hp_experiment_write_rank(rank);
     } else if (!mpi_required) {
         hp_experiment_write();
     }
+}
+
+void hp_runtime_set_mpi_probe(int (*probe)(void))
+{
+    mpi_probe = probe;
 }
 
 void hp_runtime_require_mpi(void)

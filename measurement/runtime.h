@@ -32,6 +32,10 @@ bool hp_runtime_stop(void);
  * measurement into mpiexec and its helpers too, which must leave nothing behind). */
 void hp_runtime_require_mpi(void);
 
+/* Set by the MPI adapter: returns this process's MPI rank when MPI was initialized
+ * (even if our MPI_Init wrapper never ran, e.g. under another PMPI tool), else -1. */
+void hp_runtime_set_mpi_probe(int (*probe)(void));
+
 /* MPI state of this process, set by the MPI adapter after MPI_Init. */
 void hp_runtime_set_mpi(int rank, int size);
 bool hp_runtime_mpi_active(void);

@@ -44,15 +44,19 @@ static inline hp_region *region_of(unsigned fn)
     return likely(r != NULL) ? r : define_region(fn);
 }
 
-static HP_COLD void count_unmeasured(hp_location *loc, unsigned fn)
+static HP_COLD uint64_t *allocate_call_counts(hp_location *loc)
 {
-    if (loc->call_counts == NULL) {
-        loc->call_counts = hp_arena_alloc(&loc->arena,
-                                          hp_mpi_function_count * sizeof(uint64_t));
-        if (loc->call_counts == NULL)
-            return;
-    }
-    loc->call_counts[fn]++;
+    loc->call_counts = hp_arena_alloc(&loc->arena, hp_mpi_function_count * sizeof(uint64_t));
+    return loc->call_counts;
+}
+
+/* Unmeasured calls are frequent by design (excluded because they are): keep this path
+ * short and out of the cold section. */
+static inline void count_unmeasured(hp_location *loc, unsigned fn)
+{
+    uint64_t *counts = loc->call_counts;
+    if (counts != NULL || (counts = allocate_call_counts(loc)) != NULL)
+        counts[fn]++;
 }
 
 int hp_mpi_enter(hp_mpi_frame *f, unsigned fn)
@@ -62,7 +66,7 @@ int hp_mpi_enter(hp_mpi_frame *f, unsigned fn)
     if (unlikely(loc == NULL || hp_location_ignores_events(loc) || loc->in_mpi ||
                  mpi_regions == NULL))
         return 0;
-    if (unlikely(!hp_mpi_measured[fn])) {
+    if (!hp_mpi_measured[fn]) {
         count_unmeasured(loc, fn);
         return 0;
     }

@@ -10,6 +10,7 @@
  * empty one), so a failure can never leave another rank waiting.
  */
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -24,22 +25,46 @@ enum { UNIFY_TAG = 7301, DIRECTORY_SIZE = 4096, CHUNK = 1 << 30 };
 static MPI_Comm unify_comm = MPI_COMM_NULL;
 static int world_rank, world_size;
 
+/* The rank of a process whose MPI was initialized without our MPI_Init wrapper seeing
+ * it; -1 when MPI was never initialized. */
+static int probe_rank(void)
+{
+    int initialized = 0, finalized = 0, rank = -1;
+    if (PMPI_Initialized(&initialized) != MPI_SUCCESS || !initialized)
+        return -1;
+    PMPI_Finalized(&finalized);
+    if (!finalized) {
+        PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        return rank;
+    }
+    const char *env = getenv("PMI_RANK"); /* MPICH's process manager sets it */
+    return env != NULL ? atoi(env) : 0;
+}
+
+__attribute__((constructor)) static void register_probe(void)
+{
+    hp_runtime_set_mpi_probe(probe_rank);
+}
+
+/* Every rank takes part in the collectives below, measuring or not (measurement can be
+ * off on one rank only: a failed memory reservation, a different environment), so no
+ * rank can wait for another or match a user's collective with ours. */
 void hp_mpi_after_init(void)
 {
-    if (!hp_runtime_ensure_started())
-        return;
+    bool measuring = hp_runtime_ensure_started();
     PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
     if (PMPI_Comm_dup(MPI_COMM_WORLD, &unify_comm) != MPI_SUCCESS)
         unify_comm = MPI_COMM_NULL;
     char dir[DIRECTORY_SIZE] = "";
-    if (world_rank == 0 && hp_experiment_create_directory(dir, sizeof(dir)) < 0)
+    if (world_rank == 0 && measuring && hp_experiment_create_directory(dir, sizeof(dir)) < 0)
         dir[0] = '\0';
     if (unify_comm != MPI_COMM_NULL)
         PMPI_Bcast(dir, sizeof(dir), MPI_CHAR, 0, unify_comm);
     if (world_rank != 0 && dir[0] != '\0')
         hp_experiment_set_directory(dir);
-    hp_runtime_set_mpi(world_rank, world_size);
+    if (measuring)
+        hp_runtime_set_mpi(world_rank, world_size);
 }
 
 /* Sends or receives a byte buffer of any size in chunks MPI's int counts can hold. */
@@ -119,11 +144,11 @@ static void unify(hp_owned_profile *acc, int *have)
 
 void hp_mpi_before_finalize(void)
 {
-    if (!hp_runtime_mpi_active() || unify_comm == MPI_COMM_NULL)
+    if (unify_comm == MPI_COMM_NULL)
         return;
     int have = 0;
     hp_owned_profile acc;
-    if (hp_runtime_stop()) {
+    if (hp_runtime_mpi_active() && hp_runtime_stop()) {
         hp_profile_data local;
         void *buf = NULL;
         size_t length = 0;

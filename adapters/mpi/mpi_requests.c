@@ -14,6 +14,7 @@
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -79,10 +80,12 @@ static req_slot *insert(MPI_Request r)
 {
     if (r == MPI_REQUEST_NULL)
         return NULL;
+    /* Always a fresh slot, even when the handle is in the table already: MPI hands a
+     * freed handle out again at once, possibly to another thread, before the thread
+     * that completed it has removed its entry. Each completion then removes exactly one
+     * entry (claim_removal), so two live receives with one handle are both counted. */
     uint64_t k = key_of(r);
-    req_slot *s = find(k); /* a handle reused after we missed its completion */
-    if (s != NULL)
-        return s;
+    req_slot *s;
     unsigned h = hash_of(k);
     for (unsigned i = 0; i < HP_MPI_REQ_PROBE; i++) {
         s = &table[(h + i) & (HP_MPI_REQ_SLOTS - 1)];
@@ -99,11 +102,18 @@ static req_slot *insert(MPI_Request r)
     return NULL;
 }
 
-static void remove_slot(req_slot *s)
+/* Removes slot s if it still holds key k; false when another thread removed it first. */
+static bool claim_removal(req_slot *s, uint64_t k)
 {
-    __atomic_store_n(&s->key, KEY_TOMB, __ATOMIC_RELEASE);
+    uint64_t expected = k;
+    if (!__atomic_compare_exchange_n(&s->key, &expected, KEY_TOMB, 0, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_RELAXED))
+        return false;
     __atomic_sub_fetch(&hp_mpi_req_live, 1, __ATOMIC_RELAXED);
+    return true;
 }
+
+enum { REMOVAL_TRIES = 4 };
 
 uint64_t hp_mpi_req_lost(void)
 {
@@ -167,22 +177,31 @@ void hp_mpi_req_forget(MPI_Request req)
 {
     if (req == MPI_REQUEST_NULL || !hp_mpi_req_pending())
         return;
-    req_slot *s = find(key_of(req));
-    if (s)
-        remove_slot(s);
+    uint64_t k = key_of(req);
+    for (int i = 0; i < REMOVAL_TRIES; i++) {
+        req_slot *s = find(k);
+        if (s == NULL || claim_removal(s, k))
+            return;
+    }
 }
 
 void hp_mpi_req_complete(hp_mpi_frame *f, MPI_Request req, const MPI_Status *status)
 {
     if (req == MPI_REQUEST_NULL)
         return;
-    req_slot *s = find(key_of(req));
+    uint64_t k = key_of(req);
+    req_slot *s = find(k);
+    for (int i = 0; s != NULL && s->kind == KIND_RECV && i < REMOVAL_TRIES; i++) {
+        if (claim_removal(s, k)) {
+            hp_mpi_bytes_recv(f, status);
+            return;
+        }
+        s = find(k); /* another thread took that entry: look for ours */
+    }
     if (s == NULL)
         return;
     switch (s->kind) {
     case KIND_RECV:
-        remove_slot(s);
-        hp_mpi_bytes_recv(f, status);
         break;
     case KIND_PRECV:
         if (s->active) {

@@ -55,6 +55,7 @@ program ftraffic_f08
   call ring(rank, nprocs, total, errors)
   call allsum(total, errors)
   if (rank == 0) print '(a,i0,a,i0)', 'total=', total, ' errors=', errors
+  call MPI_Barrier(MPI_COMM_WORLD)
   call MPI_Finalize()
   if (errors /= 0) stop 1
 end program ftraffic_f08

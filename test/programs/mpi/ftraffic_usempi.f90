@@ -53,6 +53,7 @@ program ftraffic_usempi
   call ring(rank, nprocs, total, errors)
   call allsum(total, errors)
   if (rank == 0) print '(a,i0,a,i0)', 'total=', total, ' errors=', errors
+  call MPI_Barrier(MPI_COMM_WORLD, ierr)
   call MPI_Finalize(ierr)
   if (errors /= 0) stop 1
 end program ftraffic_usempi

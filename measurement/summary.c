@@ -1,37 +1,29 @@
 /*
- * The text summary: a flat profile (regions by exclusive time, over all locations)
- * and the call tree down to a readable depth, skipping paths below 0.1% of the total.
+ * The report tables (summary.h) and summary.txt. From the unified profile it derives,
+ * per metric, inclusive and exclusive values per cnode over the selected locations, and
+ * builds the tables: MPI calls per rank, MPI vs computation per rank, the top call paths
+ * into MPI with their load imbalance, MPI calls counted but not measured, the flat
+ * profile (regions by exclusive value) and the call tree down to a depth and share.
+ * summary.txt (written by the measurement core at the end of a run) and hp-report both
+ * print these same tables, so their numbers and layout cannot drift apart.
  *
- * A region's inclusive time in the flat profile counts only its outermost calls, so
+ * A region's inclusive value in the flat profile counts only its outermost calls, so
  * recursive functions are not counted once per nesting level.
  */
 #include "summary.h"
 
-#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { TREE_MAX_DEPTH = 24, FLAT_MAX_ROWS = 40 };
-#define TREE_MIN_SHARE 0.001
+enum { TREE_MAX_DEPTH = 24, FLAT_MAX_ROWS = 40, MPI_TABLE_COLUMNS = 6, MPI_TOP_PATHS = 10 };
+#define TREE_MIN_PERCENT 0.1
 
-typedef struct region_total {
-    uint32_t region;
-    uint64_t visits;
-    double excl;
-    double incl;
-} region_total;
+void hp_report_options_init(hp_report_options *o)
+{
+    *o = (hp_report_options){ "time", -1, TREE_MAX_DEPTH, TREE_MIN_PERCENT, FLAT_MAX_ROWS };
+}
 
-typedef struct summary_ctx {
-    const hp_profile *p;
-    const uint64_t *visits;
-    const double *time;
-    double *incl;  /* per cnode, summed over locations */
-    double *excl;
-    uint64_t *cnode_visits;
-    double total;
-} summary_ctx;
-
-static const hp_profile_metric *find_metric(const hp_profile *p, const char *name)
+const hp_profile_metric *hp_profile_find_metric(const hp_profile *p, const char *name)
 {
     for (size_t i = 0; i < p->nmetrics; i++)
         if (strcmp(p->metrics[i].uniq_name, name) == 0)
@@ -39,115 +31,431 @@ static const hp_profile_metric *find_metric(const hp_profile *p, const char *nam
     return NULL;
 }
 
-/* Sums the per-location values per cnode and derives exclusive time. */
-static int sum_over_locations(summary_ctx *c)
+/* ------------------------------------------------------------------ metric values */
+
+static double value_at(const hp_profile_metric *m, size_t i)
 {
-    const hp_profile *p = c->p;
-    c->incl = calloc(p->ncnodes, sizeof(double));
-    c->excl = calloc(p->ncnodes, sizeof(double));
-    c->cnode_visits = calloc(p->ncnodes, sizeof(uint64_t));
-    if (c->incl == NULL || c->excl == NULL || c->cnode_visits == NULL)
+    return m->dtype == HP_DTYPE_UINT64 ? (double)((const uint64_t *)m->values)[i]
+                                       : ((const double *)m->values)[i];
+}
+
+static double combine(hp_metric_dtype dt, double acc, double v)
+{
+    return dt == HP_DTYPE_MINDOUBLE   ? (v < acc ? v : acc)
+           : dt == HP_DTYPE_MAXDOUBLE ? (v > acc ? v : acc)
+                                      : acc + v;
+}
+
+/* Inclusive and exclusive values per (cnode, location). Children follow their parent
+ * (pre-order), so one backward pass sees every child before its parent. */
+static int per_location(const hp_profile *p, const hp_profile_metric *m, double **incl,
+                        double **excl)
+{
+    size_t nl = p->nlocations, n = p->ncnodes * nl;
+    *incl = malloc((n ? n : 1) * sizeof(double));
+    *excl = malloc((n ? n : 1) * sizeof(double));
+    if (*incl == NULL || *excl == NULL)
         return -1;
-    for (size_t n = 0; n < p->ncnodes; n++)
-        for (size_t l = 0; l < p->nlocations; l++) {
-            c->incl[n] += c->time[n * p->nlocations + l];
-            c->cnode_visits[n] += c->visits[n * p->nlocations + l];
-        }
-    for (size_t n = 0; n < p->ncnodes; n++)
-        c->excl[n] = c->incl[n];
-    for (size_t n = 1; n < p->ncnodes; n++)
-        c->excl[p->cnodes[n].parent] -= c->incl[n];
-    c->total = c->incl[0];
+    double *own = m->kind == HP_METRIC_INCLUSIVE ? *incl : *excl;
+    for (size_t i = 0; i < n; i++)
+        own[i] = value_at(m, i);
+    bool summed = m->dtype == HP_DTYPE_UINT64 || m->dtype == HP_DTYPE_DOUBLE;
+    if (m->kind == HP_METRIC_INCLUSIVE) {
+        memcpy(*excl, *incl, n * sizeof(double));
+        for (size_t c = p->ncnodes; summed && c-- > 1;)
+            for (size_t l = 0; l < nl; l++)
+                (*excl)[p->cnodes[c].parent * nl + l] -= (*incl)[c * nl + l];
+    } else {
+        memcpy(*incl, *excl, n * sizeof(double));
+        for (size_t c = p->ncnodes; c-- > 1;)
+            for (size_t l = 0; l < nl; l++) {
+                double *up = &(*incl)[p->cnodes[c].parent * nl + l];
+                *up = combine(m->dtype, *up, (*incl)[c * nl + l]);
+            }
+    }
     return 0;
 }
 
-static bool has_ancestor_region(const hp_profile *p, size_t n, uint32_t region)
+static void aggregate(const hp_profile *p, hp_metric_dtype dt, const double *per_loc,
+                      const bool *selected, double *out)
 {
-    for (uint32_t a = p->cnodes[n].parent; a != HP_PROFILE_NO_PARENT; a = p->cnodes[a].parent)
-        if (p->cnodes[a].region == region)
-            return true;
-    return false;
+    size_t nl = p->nlocations;
+    for (size_t c = 0; c < p->ncnodes; c++) {
+        bool first = true;
+        out[c] = 0;
+        for (size_t l = 0; l < nl; l++) {
+            if (selected != NULL && !selected[l])
+                continue;
+            double v = per_loc[c * nl + l];
+            out[c] = first ? v : combine(dt, out[c], v);
+            first = false;
+        }
+    }
 }
 
-static int by_exclusive_time(const void *a, const void *b)
+int hp_metric_view_init(hp_metric_view *v, const hp_profile *p, const hp_profile_metric *m,
+                        const bool *selected)
 {
-    const region_total *x = a, *y = b;
-    return x->excl < y->excl ? 1 : x->excl > y->excl ? -1 : (int)x->region - (int)y->region;
+    double *incl = NULL, *excl = NULL;
+    v->incl = malloc((p->ncnodes + 1) * sizeof(double));
+    v->excl = malloc((p->ncnodes + 1) * sizeof(double));
+    int rc = -1;
+    if (v->incl != NULL && v->excl != NULL && per_location(p, m, &incl, &excl) == 0) {
+        aggregate(p, m->dtype, incl, selected, v->incl);
+        aggregate(p, m->dtype, excl, selected, v->excl);
+        rc = 0;
+    }
+    free(incl);
+    free(excl);
+    if (rc != 0)
+        hp_metric_view_release(v);
+    return rc;
 }
+
+void hp_metric_view_release(hp_metric_view *v)
+{
+    free(v->incl);
+    free(v->excl);
+    v->incl = v->excl = NULL;
+}
+
+/* ------------------------------------------------------------------ report context */
+
+typedef struct report_ctx {
+    const hp_profile *p;
+    const hp_report_options *o;
+    const hp_profile_metric *metric; /* the flat profile's and call tree's */
+    bool *selected;                  /* per location */
+    bool *proc_selected;             /* per process */
+    hp_metric_view view;             /* of metric */
+    hp_metric_view visits;           /* zeros when the profile has no visits */
+    double total;                    /* metric's root value */
+    const hp_profile_metric *time;   /* for the MPI tables; may be NULL */
+    double *time_incl;               /* per (cnode, location) inclusive time */
+    char *err;
+    size_t errlen;
+} report_ctx;
 
 static double percent(double part, double total)
 {
     return total > 0 ? 100.0 * part / total : 0.0;
 }
 
-static void write_flat_profile(FILE *out, const summary_ctx *c)
+static int fail(report_ctx *c, const char *msg, const char *arg)
 {
-    const hp_profile *p = c->p;
-    region_total *t = calloc(p->nregions, sizeof(region_total));
-    if (t == NULL)
-        return;
-    for (size_t r = 0; r < p->nregions; r++)
-        t[r].region = (uint32_t)r;
-    for (size_t n = 0; n < p->ncnodes; n++) {
-        region_total *rt = &t[p->cnodes[n].region];
-        rt->visits += c->cnode_visits[n];
-        rt->excl += c->excl[n];
-        if (!has_ancestor_region(p, n, p->cnodes[n].region))
-            rt->incl += c->incl[n];
-    }
-    qsort(t, p->nregions, sizeof(region_total), by_exclusive_time);
-    fprintf(out, "Flat profile (all locations, by exclusive time)\n\n");
-    fprintf(out, "%14s %12s %7s %12s %7s  %s\n", "visits", "excl (s)", "excl %", "incl (s)",
-            "incl %", "region");
-    size_t rows = 0;
-    for (size_t i = 0; i < p->nregions && rows < FLAT_MAX_ROWS; i++) {
-        if (t[i].visits == 0)
-            continue;
-        fprintf(out, "%14llu %12.6f %6.2f%% %12.6f %6.2f%%  %s\n",
-                (unsigned long long)t[i].visits, t[i].excl, percent(t[i].excl, c->total),
-                t[i].incl, percent(t[i].incl, c->total), p->regions[t[i].region].name);
-        rows++;
-    }
-    fputc('\n', out);
-    free(t);
+    snprintf(c->err, c->errlen, msg, arg);
+    return -1;
 }
 
-/* Writes the call tree iteratively (trees can be thousands of levels deep). */
-static void write_call_tree(FILE *out, const summary_ctx *c)
+static int select_locations(report_ctx *c)
 {
     const hp_profile *p = c->p;
-    fprintf(out, "Call tree (all locations; to depth %d, paths >= %.1f%% of the total)\n\n",
-            TREE_MAX_DEPTH, 100 * TREE_MIN_SHARE);
-    fprintf(out, "%14s %12s %12s %7s  %s\n", "visits", "incl (s)", "excl (s)", "incl %",
-            "call path");
+    c->selected = calloc(p->nlocations + 1, sizeof(bool));
+    c->proc_selected = calloc(p->nprocesses + 1, sizeof(bool));
+    if (c->selected == NULL || c->proc_selected == NULL)
+        return fail(c, "out of memory", "");
+    size_t n = 0;
+    for (size_t l = 0; l < p->nlocations; l++) {
+        uint32_t proc = p->locations[l].process;
+        bool sel = c->o->rank < 0 || (proc < p->nprocesses && p->processes[proc].rank == c->o->rank);
+        c->selected[l] = sel;
+        if (sel && proc < p->nprocesses)
+            c->proc_selected[proc] = true;
+        n += sel;
+    }
+    if (n == 0) {
+        char rank[24];
+        snprintf(rank, sizeof(rank), "%d", c->o->rank);
+        return fail(c, "no rank %s in this profile", rank);
+    }
+    return 0;
+}
+
+static int metric_view_or_zeros(report_ctx *c, const char *name, hp_metric_view *v)
+{
+    const hp_profile_metric *m = hp_profile_find_metric(c->p, name);
+    if (m != NULL)
+        return hp_metric_view_init(v, c->p, m, c->selected);
+    v->incl = calloc(c->p->ncnodes + 1, sizeof(double));
+    v->excl = calloc(c->p->ncnodes + 1, sizeof(double));
+    return v->incl != NULL && v->excl != NULL ? 0 : -1;
+}
+
+static int ctx_init(report_ctx *c)
+{
+    const hp_profile *p = c->p;
+    c->metric = hp_profile_find_metric(p, c->o->metric);
+    if (c->metric == NULL)
+        return fail(c, "no metric \"%s\" in this profile", c->o->metric);
+    if (p->ncnodes == 0)
+        return fail(c, "the profile has no call tree", "");
+    if (select_locations(c) != 0)
+        return -1;
+    if (hp_metric_view_init(&c->view, p, c->metric, c->selected) != 0 ||
+        metric_view_or_zeros(c, "visits", &c->visits) != 0)
+        return fail(c, "out of memory", "");
+    c->total = c->view.incl[0];
+    c->time = hp_profile_find_metric(p, "time");
+    double *excl = NULL;
+    if (c->time != NULL && per_location(p, c->time, &c->time_incl, &excl) != 0) {
+        free(excl);
+        return fail(c, "out of memory", "");
+    }
+    free(excl);
+    return 0;
+}
+
+static void ctx_release(report_ctx *c)
+{
+    free(c->selected);
+    free(c->proc_selected);
+    hp_metric_view_release(&c->view);
+    hp_metric_view_release(&c->visits);
+    free(c->time_incl);
+}
+
+static const char *region_name(const hp_profile *p, size_t cnode)
+{
+    return p->regions[p->cnodes[cnode].region].name;
+}
+
+/* Region names from the root (or its first child) to cnode, joined by '/'. Returns a
+ * malloc'd string or NULL. */
+static char *call_path(const hp_profile *p, size_t cnode, bool with_root)
+{
+    size_t len = 0;
+    for (uint32_t a = (uint32_t)cnode; a != HP_PROFILE_NO_PARENT; a = p->cnodes[a].parent)
+        if (with_root || a != 0 || cnode == 0)
+            len += strlen(region_name(p, a)) + 1;
+    char *s = malloc(len + 1); /* len counts one '/' or the final NUL per name */
+    if (s == NULL || len == 0) {
+        free(s);
+        return NULL;
+    }
+    size_t end = len - 1;
+    s[end] = '\0';
+    for (uint32_t a = (uint32_t)cnode; a != HP_PROFILE_NO_PARENT; a = p->cnodes[a].parent) {
+        if (!with_root && a == 0 && cnode != 0)
+            break;
+        const char *name = region_name(p, a);
+        size_t n = strlen(name);
+        end -= n;
+        memcpy(s + end, name, n);
+        if (end > 0)
+            s[--end] = '/';
+    }
+    return s;
+}
+
+/* Text for the metric's value columns: "excl (s)" for time, "excl (occ)" for visits. */
+static void value_header(const report_ctx *c, const char *what, char *buf, size_t len)
+{
+    const char *uom = c->metric->uom;
+    if (strcmp(uom, "sec") == 0)
+        uom = "s";
+    if (*uom == '\0')
+        snprintf(buf, len, "%s", what);
+    else
+        snprintf(buf, len, "%s (%s)", what, uom);
+}
+
+static hp_cell_kind value_kind(const report_ctx *c)
+{
+    return c->metric->dtype == HP_DTYPE_UINT64 ? HP_CELL_UINT : HP_CELL_REAL;
+}
+
+/* Value cells carry both forms; the column's kind picks the one shown. */
+static void set_value(hp_table_cell *cell, double v)
+{
+    cell->d = v;
+    cell->u = v > 0 ? (uint64_t)(v + 0.5) : 0;
+}
+
+static const char *scope(const report_ctx *c, char *buf, size_t len)
+{
+    if (c->o->rank < 0)
+        return "all locations";
+    snprintf(buf, len, "rank %d", c->o->rank);
+    return buf;
+}
+
+/* ------------------------------------------------------------------ flat profile */
+
+typedef struct region_total {
+    uint32_t region;
+    double visits;
+    double excl;
+    double incl;
+} region_total;
+
+static int by_exclusive_value(const void *a, const void *b)
+{
+    const region_total *x = a, *y = b;
+    return x->excl < y->excl ? 1 : x->excl > y->excl ? -1 : (int)x->region - (int)y->region;
+}
+
+/* Sums per region; inclusive only over outermost calls (no caller of the same region):
+ * a walk in pre-order keeps, per region, how many cnodes of the current path call it. */
+static int region_totals(const report_ctx *c, region_total *t)
+{
+    const hp_profile *p = c->p;
+    uint32_t *on_path = calloc(p->nregions + 1, sizeof(uint32_t));
+    uint32_t *stack = malloc((p->ncnodes + 1) * sizeof(uint32_t));
+    if (on_path == NULL || stack == NULL) {
+        free(on_path);
+        free(stack);
+        return -1;
+    }
+    for (size_t r = 0; r < p->nregions; r++)
+        t[r] = (region_total){ (uint32_t)r, 0, 0, 0 };
+    size_t top = 0;
+    for (size_t n = 0; n < p->ncnodes; n++) {
+        while (top > 0 && stack[top - 1] != p->cnodes[n].parent)
+            on_path[p->cnodes[stack[--top]].region]--;
+        region_total *rt = &t[p->cnodes[n].region];
+        rt->visits += c->visits.excl[n];
+        rt->excl += c->view.excl[n];
+        if (on_path[p->cnodes[n].region] == 0)
+            rt->incl += c->view.incl[n];
+        on_path[p->cnodes[n].region]++;
+        stack[top++] = (uint32_t)n;
+    }
+    free(on_path);
+    free(stack);
+    return 0;
+}
+
+static hp_table *flat_table_new(const report_ctx *c)
+{
+    char title[160], s[32], excl[48], incl[48];
+    snprintf(title, sizeof(title), "Flat profile (%s, by exclusive %s)", scope(c, s, sizeof(s)),
+             c->metric->uniq_name);
+    value_header(c, "excl", excl, sizeof(excl));
+    value_header(c, "incl", incl, sizeof(incl));
+    hp_table *t = hp_table_new("flat", title);
+    hp_cell_kind k = value_kind(c);
+    if (t == NULL || hp_table_add_column(t, "visits", "visits", HP_CELL_UINT, 14, "", 0) ||
+        hp_table_add_column(t, "excl", excl, k, 12, " ", 0) ||
+        hp_table_add_column(t, "excl_percent", "excl %", HP_CELL_PERCENT, 7, " ", 0) ||
+        hp_table_add_column(t, "incl", incl, k, 12, " ", 0) ||
+        hp_table_add_column(t, "incl_percent", "incl %", HP_CELL_PERCENT, 7, " ", 0) ||
+        hp_table_add_column(t, "region", "region", HP_CELL_TEXT, 0, "  ", 0)) {
+        hp_table_free(t);
+        return NULL;
+    }
+    return t;
+}
+
+static hp_table *flat_profile(const report_ctx *c)
+{
+    const hp_profile *p = c->p;
+    region_total *t = calloc(p->nregions + 1, sizeof(region_total));
+    hp_table *tab = flat_table_new(c);
+    if (t == NULL || tab == NULL || region_totals(c, t) != 0)
+        goto fail;
+    qsort(t, p->nregions, sizeof(region_total), by_exclusive_value);
+    size_t rows = 0;
+    for (size_t i = 0; i < p->nregions && (c->o->flat_rows == 0 || rows < c->o->flat_rows);
+         i++) {
+        if (t[i].visits == 0 && t[i].excl == 0 && t[i].incl == 0)
+            continue; /* never entered */
+        hp_table_cell *row = hp_table_add_row(tab);
+        if (row == NULL || hp_table_cell_set_text(&row[5], p->regions[t[i].region].name))
+            goto fail;
+        row[0].u = (uint64_t)t[i].visits;
+        set_value(&row[1], t[i].excl);
+        row[2].d = percent(t[i].excl, c->total);
+        set_value(&row[3], t[i].incl);
+        row[4].d = percent(t[i].incl, c->total);
+        rows++;
+    }
+    free(t);
+    return tab;
+fail:
+    free(t);
+    hp_table_free(tab);
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ call tree */
+
+static hp_table *tree_table_new(const report_ctx *c)
+{
+    char title[200], s[32], excl[48], incl[48];
+    snprintf(title, sizeof(title), "Call tree (%s; to depth %d, paths >= %g%% of the total)",
+             scope(c, s, sizeof(s)), c->o->max_depth, c->o->min_percent);
+    value_header(c, "excl", excl, sizeof(excl));
+    value_header(c, "incl", incl, sizeof(incl));
+    hp_table *t = hp_table_new("calltree", title);
+    hp_cell_kind k = value_kind(c);
+    if (t == NULL || hp_table_add_column(t, "cnode", NULL, HP_CELL_UINT, 0, "", HP_COL_DATA_ONLY) ||
+        hp_table_add_column(t, "depth", NULL, HP_CELL_UINT, 0, "", HP_COL_DATA_ONLY) ||
+        hp_table_add_column(t, "visits", "visits", HP_CELL_UINT, 14, "", 0) ||
+        hp_table_add_column(t, "incl", incl, k, 12, " ", 0) ||
+        hp_table_add_column(t, "excl", excl, k, 12, " ", 0) ||
+        hp_table_add_column(t, "incl_percent", "incl %", HP_CELL_PERCENT, 7, " ", 0) ||
+        hp_table_add_column(t, "name", "call path", HP_CELL_TEXT, 0, "  ", HP_COL_TEXT_ONLY) ||
+        hp_table_add_column(t, "path", NULL, HP_CELL_TEXT, 0, "", HP_COL_DATA_ONLY)) {
+        hp_table_free(t);
+        return NULL;
+    }
+    return t;
+}
+
+static int tree_row(const report_ctx *c, hp_table *t, size_t n, size_t depth)
+{
+    hp_table_cell *row = hp_table_add_row(t);
+    char *path = row != NULL ? call_path(c->p, n, true) : NULL;
+    if (path == NULL || hp_table_cell_set_text(&row[6], region_name(c->p, n))) {
+        free(path);
+        return -1;
+    }
+    row[0].u = n;
+    row[1].u = depth;
+    row[2].u = (uint64_t)c->visits.excl[n];
+    set_value(&row[3], c->view.incl[n]);
+    set_value(&row[4], c->view.excl[n]);
+    row[5].d = percent(c->view.incl[n], c->total);
+    row[6].indent = (int)depth;
+    row[7].s = path;
+    return 0;
+}
+
+/* Walks the tree iteratively (trees can be thousands of levels deep). */
+static hp_table *call_tree(const report_ctx *c)
+{
+    const hp_profile *p = c->p;
+    size_t max_depth = c->o->max_depth < 0 ? 0 : (size_t)c->o->max_depth;
+    double min_value = c->o->min_percent / 100.0 * c->total;
     size_t *depth = calloc(p->ncnodes, sizeof(size_t));
-    if (depth == NULL)
-        return;
+    hp_table *t = tree_table_new(c);
+    if (depth == NULL || t == NULL)
+        goto fail;
     size_t hidden = 0;
     for (size_t n = 0; n < p->ncnodes; n++) {
         if (n > 0)
             depth[n] = depth[p->cnodes[n].parent] + 1;
-        bool parent_shown = n == 0 || depth[p->cnodes[n].parent] <= TREE_MAX_DEPTH;
-        if (depth[n] > TREE_MAX_DEPTH || c->incl[n] < TREE_MIN_SHARE * c->total) {
+        bool parent_shown = n == 0 || depth[p->cnodes[n].parent] <= max_depth;
+        if (depth[n] > max_depth || c->view.incl[n] < min_value) {
             hidden += parent_shown;
-            depth[n] = TREE_MAX_DEPTH + 1; /* hide the whole subtree */
+            depth[n] = max_depth + 1; /* hide the whole subtree */
             continue;
         }
-        fprintf(out, "%14llu %12.6f %12.6f %6.2f%%  %*s%s\n",
-                (unsigned long long)c->cnode_visits[n], c->incl[n], c->excl[n],
-                percent(c->incl[n], c->total), (int)(2 * depth[n]), "",
-                p->regions[p->cnodes[n].region].name);
+        if (tree_row(c, t, n, depth[n]) != 0)
+            goto fail;
     }
-    if (hidden)
-        fprintf(out, "(%zu subtrees below the depth or size limit not shown; "
-                     "profile.cubex has them all)\n", hidden);
-    fputc('\n', out);
+    if (hidden && hp_table_set_note(t, "(%zu subtrees below the depth or size limit not "
+                                       "shown; profile.cubex has them all)", hidden))
+        goto fail;
     free(depth);
+    return t;
+fail:
+    free(depth);
+    hp_table_free(t);
+    return NULL;
 }
 
-/* ---- MPI ------------------------------------------------------------------------- */
-
-enum { MPI_TABLE_COLUMNS = 6, MPI_TOP_PATHS = 10 };
+/* ------------------------------------------------------------------ MPI */
 
 typedef struct mpi_function_total {
     uint32_t region;
@@ -167,26 +475,30 @@ static bool is_mpi(const hp_profile *p, size_t cnode)
 
 /* Per process: time and calls in MPI region r (r = UINT32_MAX: all MPI regions), and
  * the process's total time (its locations' root inclusive time). */
-static void process_sums(const summary_ctx *c, size_t proc, uint32_t r, double *time,
+static void process_sums(const report_ctx *c, size_t proc, uint32_t r, double *time,
                          uint64_t *calls, double *total)
 {
     const hp_profile *p = c->p;
+    const hp_profile_metric *visits = hp_profile_find_metric(p, "visits");
+    size_t nl = p->nlocations;
     *time = *total = 0;
     *calls = 0;
-    for (size_t l = 0; l < p->nlocations; l++) {
+    for (size_t l = 0; l < nl; l++) {
         if (p->locations[l].process != proc)
             continue;
-        *total += c->time[l];
+        *total += c->time_incl[l];
         for (size_t n = 1; n < p->ncnodes; n++) {
             if (!is_mpi(p, n) || (r != UINT32_MAX && p->cnodes[n].region != r))
                 continue;
-            *time += c->time[n * p->nlocations + l];
-            *calls += c->visits[n * p->nlocations + l];
+            *time += c->time_incl[n * nl + l];
+            *calls += visits != NULL ? (uint64_t)value_at(visits, n * nl + l) : 0;
         }
     }
 }
 
-static size_t mpi_functions_by_time(const summary_ctx *c, mpi_function_total *t)
+/* MPI regions by their time over the selected locations. */
+static size_t mpi_functions_by_time(const report_ctx *c, hp_metric_view *time,
+                                    mpi_function_total *t)
 {
     const hp_profile *p = c->p;
     size_t n = 0;
@@ -196,67 +508,113 @@ static size_t mpi_functions_by_time(const summary_ctx *c, mpi_function_total *t)
         t[n] = (mpi_function_total){ (uint32_t)r, 0 };
         for (size_t k = 1; k < p->ncnodes; k++)
             if (p->cnodes[k].region == r)
-                t[n].time += c->incl[k];
+                t[n].time += time->incl[k];
         n++;
     }
     qsort(t, n, sizeof(*t), by_time);
     return n;
 }
 
+static int mpi_table_columns(hp_table *t, const hp_profile *p, const mpi_function_total *f,
+                             size_t cols)
+{
+    if (hp_table_add_column(t, "rank", "rank", HP_CELL_INT, 6, "", 0))
+        return -1;
+    for (size_t i = 0; i <= cols; i++) {
+        const char *name = i < cols ? p->regions[f[i].region].name : "MPI total";
+        char key[160];
+        snprintf(key, sizeof(key), "%s_calls", i < cols ? name : "MPI");
+        if (hp_table_add_column(t, key, name, HP_CELL_UINT, 12, " ", 0))
+            return -1;
+        snprintf(key, sizeof(key), "%s_percent", i < cols ? name : "MPI");
+        if (hp_table_add_column(t, key, NULL, HP_CELL_PERCENT, 7, "/", 0))
+            return -1;
+    }
+    return 0;
+}
+
 /* Limpio's table: ranks x MPI functions, calls and % of the rank's time. */
-static void write_mpi_table(FILE *out, const summary_ctx *c, const mpi_function_total *t,
-                            size_t nfunctions)
+static hp_table *mpi_table(const report_ctx *c, const mpi_function_total *f, size_t nf)
 {
     const hp_profile *p = c->p;
-    size_t cols = nfunctions < MPI_TABLE_COLUMNS ? nfunctions : MPI_TABLE_COLUMNS;
-    fprintf(out, "MPI calls per rank (calls / %% of the rank's time; the %zu most "
-                 "time-consuming functions, then all MPI)\n\n%6s", cols, "rank");
-    for (size_t f = 0; f < cols; f++)
-        fprintf(out, " %20.20s", p->regions[t[f].region].name);
-    fprintf(out, " %20s\n", "MPI total");
+    size_t cols = nf < MPI_TABLE_COLUMNS ? nf : MPI_TABLE_COLUMNS;
+    char title[200];
+    snprintf(title, sizeof(title), "MPI calls per rank (calls / %% of the rank's time; the %zu "
+                                   "most time-consuming functions, then all MPI)", cols);
+    hp_table *t = hp_table_new("mpi_ranks", title);
+    if (t == NULL || mpi_table_columns(t, p, f, cols) != 0)
+        goto fail;
+    for (size_t proc = 0; proc < p->nprocesses; proc++) {
+        if (!c->proc_selected[proc])
+            continue;
+        hp_table_cell *row = hp_table_add_row(t);
+        if (row == NULL)
+            goto fail;
+        row[0].i = p->processes[proc].rank;
+        for (size_t i = 0; i <= cols; i++) {
+            double total, time;
+            uint64_t calls;
+            process_sums(c, proc, i < cols ? f[i].region : UINT32_MAX, &time, &calls, &total);
+            row[1 + 2 * i].u = calls;
+            row[2 + 2 * i].d = percent(time, total);
+        }
+    }
+    return t;
+fail:
+    hp_table_free(t);
+    return NULL;
+}
+
+typedef struct min_avg_max {
+    double min, sum, max;
+    size_t n;
+} min_avg_max;
+
+static void mam_add(min_avg_max *m, double v)
+{
+    m->min = m->n == 0 || v < m->min ? v : m->min;
+    m->max = m->n == 0 || v > m->max ? v : m->max;
+    m->sum += v;
+    m->n++;
+}
+
+static int balance_row(hp_table *t, const char *label, const min_avg_max *m)
+{
+    hp_table_cell *row = hp_table_add_row(t);
+    if (row == NULL || hp_table_cell_set_text(&row[0], label))
+        return -1;
+    row[0].indent = 1;
+    row[1].d = m->min;
+    row[2].d = m->n ? m->sum / (double)m->n : 0;
+    row[3].d = m->max;
+    return 0;
+}
+
+/* MPI vs computation per rank: min / avg / max over the ranks. */
+static hp_table *mpi_balance(const report_ctx *c)
+{
+    const hp_profile *p = c->p;
+    min_avg_max mpi = { 0, 0, 0, 0 }, comp = { 0, 0, 0, 0 };
     for (size_t proc = 0; proc < p->nprocesses; proc++) {
         double total, time;
         uint64_t calls;
-        fprintf(out, "%6d", p->processes[proc].rank);
-        for (size_t f = 0; f <= cols; f++) {
-            process_sums(c, proc, f < cols ? t[f].region : UINT32_MAX, &time, &calls, &total);
-            fprintf(out, " %12llu/%6.2f%%", (unsigned long long)calls, percent(time, total));
-        }
-        fputc('\n', out);
+        if (!c->proc_selected[proc])
+            continue;
+        process_sums(c, proc, UINT32_MAX, &time, &calls, &total);
+        mam_add(&mpi, time);
+        mam_add(&comp, total - time);
     }
-    fputc('\n', out);
-}
-
-static void write_mpi_balance(FILE *out, const summary_ctx *c)
-{
-    const hp_profile *p = c->p;
-    double min_mpi = 0, max_mpi = 0, sum_mpi = 0, min_comp = 0, max_comp = 0, sum_comp = 0;
-    for (size_t proc = 0; proc < p->nprocesses; proc++) {
-        double total, mpi;
-        uint64_t calls;
-        process_sums(c, proc, UINT32_MAX, &mpi, &calls, &total);
-        double comp = total - mpi;
-        min_mpi = proc == 0 || mpi < min_mpi ? mpi : min_mpi;
-        max_mpi = proc == 0 || mpi > max_mpi ? mpi : max_mpi;
-        min_comp = proc == 0 || comp < min_comp ? comp : min_comp;
-        max_comp = proc == 0 || comp > max_comp ? comp : max_comp;
-        sum_mpi += mpi;
-        sum_comp += comp;
+    hp_table *t = hp_table_new("mpi_balance", NULL);
+    if (t == NULL ||
+        hp_table_add_column(t, "time_per_rank", "Time per rank (s)", HP_CELL_TEXT, 17, "", 0) ||
+        hp_table_add_column(t, "min", "min", HP_CELL_REAL, 12, " ", 0) ||
+        hp_table_add_column(t, "avg", "avg", HP_CELL_REAL, 12, " ", 0) ||
+        hp_table_add_column(t, "max", "max", HP_CELL_REAL, 12, " ", 0) ||
+        balance_row(t, "in MPI", &mpi) || balance_row(t, "computation", &comp)) {
+        hp_table_free(t);
+        return NULL;
     }
-    double n = (double)p->nprocesses;
-    fprintf(out, "Time per rank (s)          min          avg          max\n");
-    fprintf(out, "  in MPI          %12.6f %12.6f %12.6f\n", min_mpi, sum_mpi / n, max_mpi);
-    fprintf(out, "  computation     %12.6f %12.6f %12.6f\n\n", min_comp, sum_comp / n,
-            max_comp);
-}
-
-static void write_path(FILE *out, const hp_profile *p, size_t n)
-{
-    if (p->cnodes[n].parent != HP_PROFILE_NO_PARENT && p->cnodes[n].parent != 0) {
-        write_path(out, p, p->cnodes[n].parent);
-        fputc('/', out);
-    }
-    fputs(p->regions[p->cnodes[n].region].name, out);
+    return t;
 }
 
 static int by_cnode_time(const void *a, const void *b, void *ctx)
@@ -266,85 +624,189 @@ static int by_cnode_time(const void *a, const void *b, void *ctx)
     return x < y ? 1 : x > y ? -1 : 0;
 }
 
-static void write_mpi_paths(FILE *out, const summary_ctx *c)
+/* The slowest selected rank's time in cnode n, and the average over selected ranks. */
+static void path_imbalance(const report_ctx *c, size_t n, double *max, double *avg)
 {
     const hp_profile *p = c->p;
-    size_t *paths = malloc(p->ncnodes * sizeof(size_t)), n = 0;
-    if (paths == NULL)
-        return;
+    min_avg_max m = { 0, 0, 0, 0 };
+    for (size_t proc = 0; proc < p->nprocesses; proc++) {
+        if (!c->proc_selected[proc])
+            continue;
+        double t = 0;
+        for (size_t l = 0; l < p->nlocations; l++)
+            if (p->locations[l].process == proc)
+                t += c->time_incl[n * p->nlocations + l];
+        mam_add(&m, t);
+    }
+    *max = m.max;
+    *avg = m.n ? m.sum / (double)m.n : 0;
+}
+
+static hp_table *mpi_paths_table_new(const report_ctx *c)
+{
+    char title[160], s[32];
+    snprintf(title, sizeof(title), "Top call paths into MPI (%s; max = slowest rank, "
+             "imbalance = max / average over ranks)",
+             c->o->rank < 0 ? "all ranks" : scope(c, s, sizeof(s)));
+    hp_table *t = hp_table_new("mpi_paths", title);
+    if (t == NULL || hp_table_add_column(t, "calls", "calls", HP_CELL_UINT, 14, "", 0) ||
+        hp_table_add_column(t, "time", "time (s)", HP_CELL_REAL, 12, " ", 0) ||
+        hp_table_add_column(t, "time_percent", "time %", HP_CELL_PERCENT, 7, " ", 0) ||
+        hp_table_add_column(t, "max_rank_time", "max (s)", HP_CELL_REAL, 12, " ", 0) ||
+        hp_table_add_column(t, "imbalance", "imbal", HP_CELL_RATIO, 6, " ", 0) ||
+        hp_table_add_column(t, "path", "call path", HP_CELL_TEXT, 0, "  ", 0)) {
+        hp_table_free(t);
+        return NULL;
+    }
+    return t;
+}
+
+static int mpi_path_row(const report_ctx *c, hp_table *t, const hp_metric_view *time,
+                        double total, size_t n)
+{
+    hp_table_cell *row = hp_table_add_row(t);
+    char *path = row != NULL ? call_path(c->p, n, false) : NULL;
+    if (path == NULL)
+        return -1;
+    double max, avg;
+    path_imbalance(c, n, &max, &avg);
+    row[0].u = (uint64_t)c->visits.excl[n];
+    row[1].d = time->incl[n];
+    row[2].d = percent(time->incl[n], total);
+    row[3].d = max;
+    row[4].d = avg > 0 ? max / avg : 0;
+    row[5].s = path;
+    return 0;
+}
+
+static hp_table *mpi_paths(const report_ctx *c, hp_metric_view *time)
+{
+    const hp_profile *p = c->p;
+    size_t *paths = malloc((p->ncnodes + 1) * sizeof(size_t)), n = 0;
+    hp_table *t = mpi_paths_table_new(c);
+    if (paths == NULL || t == NULL)
+        goto fail;
     for (size_t k = 1; k < p->ncnodes; k++)
         if (is_mpi(p, k))
             paths[n++] = k;
-    qsort_r(paths, n, sizeof(size_t), by_cnode_time, c->incl);
-    fprintf(out, "Top call paths into MPI (all ranks)\n\n%14s %12s %7s  %s\n", "calls",
-            "time (s)", "time %", "call path");
-    for (size_t i = 0; i < n && i < MPI_TOP_PATHS; i++) {
-        fprintf(out, "%14llu %12.6f %6.2f%%  ", (unsigned long long)c->cnode_visits[paths[i]],
-                c->incl[paths[i]], percent(c->incl[paths[i]], c->total));
-        write_path(out, p, paths[i]);
-        fputc('\n', out);
-    }
-    fputc('\n', out);
+    qsort_r(paths, n, sizeof(size_t), by_cnode_time, time->incl);
+    for (size_t i = 0; i < n && i < MPI_TOP_PATHS; i++)
+        if (mpi_path_row(c, t, time, time->incl[0], paths[i]) != 0)
+            goto fail;
     free(paths);
+    return t;
+fail:
+    free(paths);
+    hp_table_free(t);
+    return NULL;
+}
+
+static int unmeasured_row(hp_table *t, const hp_profile *p, size_t i, bool *done)
+{
+    uint64_t total = 0, min = UINT64_MAX, max = 0;
+    size_t ranks = 0;
+    for (size_t j = i; j < p->nunmeasured; j++) {
+        if (strcmp(p->unmeasured[j].name, p->unmeasured[i].name) != 0)
+            continue;
+        done[j] = true;
+        uint64_t calls = p->unmeasured[j].calls;
+        total += calls;
+        min = calls < min ? calls : min;
+        max = calls > max ? calls : max;
+        ranks++;
+    }
+    if (ranks < p->nprocesses) /* ranks without an entry made no such call */
+        min = 0;
+    hp_table_cell *row = hp_table_add_row(t);
+    if (row == NULL || hp_table_cell_set_text(&row[3], p->unmeasured[i].name))
+        return -1;
+    row[0].u = total;
+    row[1].u = min;
+    row[2].u = max;
+    return 0;
 }
 
 /* One row per function: calls over all ranks and the fewest and most of one rank. */
-static void write_unmeasured(FILE *out, const hp_profile *p)
+static hp_table *unmeasured(const hp_profile *p)
 {
-    if (p->nunmeasured == 0)
-        return;
-    fprintf(out, "MPI calls counted but not measured (HP_MPI_ENABLE_GROUPS, HP_MPI_EXCLUDE)\n\n"
-                 "%14s %12s %12s  %s\n", "calls", "min/rank", "max/rank", "function");
-    bool *done = calloc(p->nunmeasured, sizeof(bool));
-    if (done == NULL)
-        return;
-    for (size_t i = 0; i < p->nunmeasured; i++) {
-        if (done[i])
-            continue;
-        uint64_t total = 0, min = UINT64_MAX, max = 0;
-        size_t ranks = 0;
-        for (size_t j = i; j < p->nunmeasured; j++) {
-            if (strcmp(p->unmeasured[j].name, p->unmeasured[i].name) != 0)
-                continue;
-            done[j] = true;
-            uint64_t calls = p->unmeasured[j].calls;
-            total += calls;
-            min = calls < min ? calls : min;
-            max = calls > max ? calls : max;
-            ranks++;
-        }
-        if (ranks < p->nprocesses) /* ranks without an entry made no such call */
-            min = 0;
-        fprintf(out, "%14llu %12llu %12llu  %s\n", (unsigned long long)total,
-                (unsigned long long)min, (unsigned long long)max, p->unmeasured[i].name);
-    }
-    fputc('\n', out);
+    bool *done = calloc(p->nunmeasured + 1, sizeof(bool));
+    hp_table *t = hp_table_new("mpi_unmeasured", "MPI calls counted but not measured "
+                                                 "(HP_MPI_ENABLE_GROUPS, HP_MPI_EXCLUDE)");
+    if (done == NULL || t == NULL ||
+        hp_table_add_column(t, "calls", "calls", HP_CELL_UINT, 14, "", 0) ||
+        hp_table_add_column(t, "min_per_rank", "min/rank", HP_CELL_UINT, 12, " ", 0) ||
+        hp_table_add_column(t, "max_per_rank", "max/rank", HP_CELL_UINT, 12, " ", 0) ||
+        hp_table_add_column(t, "function", "function", HP_CELL_TEXT, 0, "  ", 0))
+        goto fail;
+    for (size_t i = 0; i < p->nunmeasured; i++)
+        if (!done[i] && unmeasured_row(t, p, i, done) != 0)
+            goto fail;
     free(done);
+    return t;
+fail:
+    free(done);
+    hp_table_free(t);
+    return NULL;
 }
 
-static void write_mpi_section(FILE *out, const summary_ctx *c)
+static int mpi_section(const report_ctx *c, hp_table_list *out)
 {
-    mpi_function_total *t = calloc(c->p->nregions, sizeof(*t));
-    if (t == NULL)
-        return;
-    size_t n = mpi_functions_by_time(c, t);
-    if (n > 0 || c->p->nunmeasured > 0) {
-        write_mpi_table(out, c, t, n);
-        write_mpi_balance(out, c);
-        write_mpi_paths(out, c);
-        write_unmeasured(out, c->p);
+    const hp_profile *p = c->p;
+    if (c->time == NULL)
+        return 0; /* the MPI tables are about time */
+    mpi_function_total *f = calloc(p->nregions + 1, sizeof(*f));
+    hp_metric_view time = { NULL, NULL };
+    int rc = -1;
+    if (f == NULL || hp_metric_view_init(&time, p, c->time, c->selected) != 0)
+        goto out;
+    size_t n = mpi_functions_by_time(c, &time, f);
+    rc = 0;
+    if (n > 0 || p->nunmeasured > 0) {
+        rc = hp_table_list_add(out, mpi_table(c, f, n));
+        rc = rc ? rc : hp_table_list_add(out, mpi_balance(c));
+        rc = rc ? rc : hp_table_list_add(out, mpi_paths(c, &time));
+        if (p->nunmeasured > 0)
+            rc = rc ? rc : hp_table_list_add(out, unmeasured(p));
     }
-    free(t);
+out:
+    free(f);
+    hp_metric_view_release(&time);
+    return rc;
 }
 
-static void write_header(FILE *out, const summary_ctx *c, const hp_summary_notes *notes)
+/* ------------------------------------------------------------------ entry points */
+
+int hp_report_tables(const hp_profile *p, const hp_report_options *o, hp_table_list *out,
+                     char *err, size_t errlen)
 {
-    fprintf(out, "hpmeasure summary: %s\n\n", notes->program);
-    if (c->p->nprocesses > 1)
-        fprintf(out, "processes:   %zu (MPI ranks)\n", c->p->nprocesses);
-    fprintf(out, "locations:   %zu (threads)\n", c->p->nlocations);
-    fprintf(out, "total time:  %.6f s (sum over locations)\n", c->total);
-    fprintf(out, "regions:     %zu, call paths: %zu\n", c->p->nregions, c->p->ncnodes);
+    report_ctx c = { .p = p, .o = o, .err = err, .errlen = errlen };
+    int rc = ctx_init(&c);
+    if (rc == 0 && (mpi_section(&c, out) != 0 || hp_table_list_add(out, flat_profile(&c)) ||
+                    hp_table_list_add(out, call_tree(&c))))
+        rc = fail(&c, "out of memory", "");
+    ctx_release(&c);
+    return rc;
+}
+
+void hp_report_write_header(FILE *out, const hp_profile *p, const char *title,
+                            const hp_summary_notes *notes)
+{
+    const hp_profile_metric *time = hp_profile_find_metric(p, "time");
+    hp_metric_view v = { NULL, NULL };
+    double total = time != NULL && p->ncnodes > 0 && hp_metric_view_init(&v, p, time, NULL) == 0
+                       ? v.incl[0]
+                       : 0;
+    hp_metric_view_release(&v);
+    fprintf(out, "%s\n\n", title);
+    if (p->nprocesses > 1)
+        fprintf(out, "processes:   %zu (MPI ranks)\n", p->nprocesses);
+    fprintf(out, "locations:   %zu (threads)\n", p->nlocations);
+    fprintf(out, "total time:  %.6f s (sum over locations)\n", total);
+    fprintf(out, "regions:     %zu, call paths: %zu\n", p->nregions, p->ncnodes);
+    if (notes == NULL) {
+        fputc('\n', out);
+        return;
+    }
     fprintf(out, "timer:       %s\n\n", notes->timer);
     if (notes->warnings != NULL && notes->warnings[0] != NULL) {
         fprintf(out, "Measurement notes:\n");
@@ -356,21 +818,19 @@ static void write_header(FILE *out, const summary_ctx *c, const hp_summary_notes
 
 int hp_summary_write(FILE *out, const hp_profile *p, const hp_summary_notes *notes)
 {
-    const hp_profile_metric *visits = find_metric(p, "visits");
-    const hp_profile_metric *time = find_metric(p, "time");
-    if (visits == NULL || time == NULL || p->ncnodes == 0)
+    if (hp_profile_find_metric(p, "visits") == NULL || p->ncnodes == 0)
         return -1;
-    summary_ctx c = { p, visits->values, time->values, NULL, NULL, NULL, 0 };
-    int rc = -1;
-    if (sum_over_locations(&c) == 0) {
-        write_header(out, &c, notes);
-        write_mpi_section(out, &c);
-        write_flat_profile(out, &c);
-        write_call_tree(out, &c);
-        rc = ferror(out) ? -1 : 0;
-    }
-    free(c.incl);
-    free(c.excl);
-    free(c.cnode_visits);
-    return rc;
+    hp_report_options o;
+    hp_report_options_init(&o);
+    hp_table_list tables = { NULL, 0 };
+    char err[160];
+    if (hp_report_tables(p, &o, &tables, err, sizeof(err)) != 0)
+        return -1;
+    char title[512];
+    snprintf(title, sizeof(title), "hpmeasure summary: %s", notes->program);
+    hp_report_write_header(out, p, title, notes);
+    for (size_t i = 0; i < tables.n; i++)
+        hp_table_write_text(out, tables.tables[i]);
+    hp_table_list_release(&tables);
+    return ferror(out) ? -1 : 0;
 }

@@ -1,0 +1,145 @@
+/*
+ * CSV and JSON renderings of report tables (report_format.h). Both show every column
+ * except the text-only ones (indented names), with numbers at full precision: these
+ * outputs are for scripts, which should not have to parse aligned text.
+ */
+#include "report_format.h"
+
+#include <math.h>
+#include <string.h>
+
+static int exported(const hp_table_column *c)
+{
+    return !(c->flags & HP_COL_TEXT_ONLY);
+}
+
+static void csv_text(FILE *out, const char *s)
+{
+    if (strpbrk(s, ",\"\n\r") == NULL) {
+        fputs(s, out);
+        return;
+    }
+    fputc('"', out);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', out);
+        fputc(*s, out);
+    }
+    fputc('"', out);
+}
+
+static void csv_cell(FILE *out, const hp_table_column *col, const hp_table_cell *cell)
+{
+    switch (col->kind) {
+    case HP_CELL_UINT:
+        fprintf(out, "%llu", (unsigned long long)cell->u);
+        break;
+    case HP_CELL_INT:
+        fprintf(out, "%lld", (long long)cell->i);
+        break;
+    case HP_CELL_TEXT:
+        csv_text(out, cell->s != NULL ? cell->s : "");
+        break;
+    default:
+        fprintf(out, "%.9g", cell->d);
+        break;
+    }
+}
+
+void hp_report_write_csv(FILE *out, const hp_table_list *tables)
+{
+    for (size_t i = 0; i < tables->n; i++) {
+        const hp_table *t = tables->tables[i];
+        fprintf(out, "# %s\n", t->key);
+        const char *sep = "";
+        for (size_t c = 0; c < t->ncols; c++)
+            if (exported(&t->cols[c])) {
+                fputs(sep, out);
+                csv_text(out, t->cols[c].key);
+                sep = ",";
+            }
+        fputc('\n', out);
+        for (size_t r = 0; r < t->nrows; r++) {
+            sep = "";
+            for (size_t c = 0; c < t->ncols; c++)
+                if (exported(&t->cols[c])) {
+                    fputs(sep, out);
+                    csv_cell(out, &t->cols[c], hp_table_cell_at(t, r, c));
+                    sep = ",";
+                }
+            fputc('\n', out);
+        }
+        fputc('\n', out);
+    }
+}
+
+static void json_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(out, "\\%c", *p);
+        else if (*p < 0x20)
+            fprintf(out, "\\u%04x", *p);
+        else
+            fputc(*p, out);
+    }
+    fputc('"', out);
+}
+
+static void json_cell(FILE *out, const hp_table_column *col, const hp_table_cell *cell)
+{
+    switch (col->kind) {
+    case HP_CELL_UINT:
+        fprintf(out, "%llu", (unsigned long long)cell->u);
+        break;
+    case HP_CELL_INT:
+        fprintf(out, "%lld", (long long)cell->i);
+        break;
+    case HP_CELL_TEXT:
+        json_string(out, cell->s != NULL ? cell->s : "");
+        break;
+    default: /* JSON has no NaN or infinity */
+        if (isfinite(cell->d))
+            fprintf(out, "%.17g", cell->d);
+        else
+            fputs("null", out);
+        break;
+    }
+}
+
+static void json_table(FILE *out, const hp_table *t)
+{
+    json_string(out, t->key);
+    fputs(": [", out);
+    for (size_t r = 0; r < t->nrows; r++) {
+        fputs(r ? ",\n    {" : "\n    {", out);
+        const char *sep = "";
+        for (size_t c = 0; c < t->ncols; c++) {
+            if (!exported(&t->cols[c]))
+                continue;
+            fputs(sep, out);
+            json_string(out, t->cols[c].key);
+            fputs(": ", out);
+            json_cell(out, &t->cols[c], hp_table_cell_at(t, r, c));
+            sep = ", ";
+        }
+        fputc('}', out);
+    }
+    fputs(t->nrows ? "\n  ]" : "]", out);
+}
+
+void hp_report_write_json(FILE *out, const char *source, const char *metric,
+                          const hp_table_list *tables)
+{
+    fputs("{\n  \"profile\": ", out);
+    json_string(out, source);
+    fputs(",\n  \"metric\": ", out);
+    json_string(out, metric);
+    fputs(",\n  \"tables\": {", out);
+    for (size_t i = 0; i < tables->n; i++) {
+        fputs(i ? ",\n  " : "\n  ", out);
+        json_table(out, tables->tables[i]);
+    }
+    fputs("\n  }\n}\n", out);
+}

@@ -533,6 +533,33 @@ static int mpi_table_columns(hp_table *t, const hp_profile *p, const mpi_functio
     return 0;
 }
 
+/* The total row of Limpio's table, as the table's note (the rank column holds numbers):
+ * calls over the selected ranks and % of their summed time. */
+static int mpi_table_total(const report_ctx *c, hp_table *t, const mpi_function_total *f,
+                           size_t cols)
+{
+    const hp_profile *p = c->p;
+    char line[2048];
+    int used = snprintf(line, sizeof(line), "%6s", "all");
+    for (size_t i = 0; i <= cols && used < (int)sizeof(line); i++) {
+        double job_total = 0, job_time = 0;
+        uint64_t job_calls = 0;
+        for (size_t proc = 0; proc < p->nprocesses; proc++) {
+            if (!c->proc_selected[proc])
+                continue;
+            double total, time;
+            uint64_t calls;
+            process_sums(c, proc, i < cols ? f[i].region : UINT32_MAX, &time, &calls, &total);
+            job_total += total;
+            job_time += time;
+            job_calls += calls;
+        }
+        used += snprintf(line + used, sizeof(line) - (size_t)used, " %12llu/%6.2f%%",
+                         (unsigned long long)job_calls, percent(job_time, job_total));
+    }
+    return hp_table_set_note(t, "%s", line);
+}
+
 /* Limpio's table: ranks x MPI functions, calls and % of the rank's time. */
 static hp_table *mpi_table(const report_ctx *c, const mpi_function_total *f, size_t nf)
 {
@@ -559,6 +586,8 @@ static hp_table *mpi_table(const report_ctx *c, const mpi_function_total *f, siz
             row[2 + 2 * i].d = percent(time, total);
         }
     }
+    if (mpi_table_total(c, t, f, cols) != 0)
+        goto fail;
     return t;
 fail:
     hp_table_free(t);

@@ -294,34 +294,49 @@ static int by_exclusive_value(const void *a, const void *b)
     return x->excl < y->excl ? 1 : x->excl > y->excl ? -1 : (int)x->region - (int)y->region;
 }
 
-/* Sums per region; inclusive only over outermost calls (no caller of the same region):
- * a walk in pre-order keeps, per region, how many cnodes of the current path call it. */
-static int region_totals(const report_ctx *c, region_total *t)
+/* A walk in pre-order keeps, per region, how many cnodes of the current path call it:
+ * linear in the tree size, however deep the tree is. */
+bool *hp_profile_outermost(const hp_profile *p)
 {
-    const hp_profile *p = c->p;
     uint32_t *on_path = calloc(p->nregions + 1, sizeof(uint32_t));
     uint32_t *stack = malloc((p->ncnodes + 1) * sizeof(uint32_t));
-    if (on_path == NULL || stack == NULL) {
-        free(on_path);
-        free(stack);
-        return -1;
+    bool *outermost = malloc((p->ncnodes + 1) * sizeof(bool));
+    if (on_path == NULL || stack == NULL || outermost == NULL) {
+        free(outermost);
+        outermost = NULL;
+        goto out;
     }
-    for (size_t r = 0; r < p->nregions; r++)
-        t[r] = (region_total){ (uint32_t)r, 0, 0, 0 };
     size_t top = 0;
     for (size_t n = 0; n < p->ncnodes; n++) {
         while (top > 0 && stack[top - 1] != p->cnodes[n].parent)
             on_path[p->cnodes[stack[--top]].region]--;
-        region_total *rt = &t[p->cnodes[n].region];
-        rt->visits += c->visits.excl[n];
-        rt->excl += c->view.excl[n];
-        if (on_path[p->cnodes[n].region] == 0)
-            rt->incl += c->view.incl[n];
+        outermost[n] = on_path[p->cnodes[n].region] == 0;
         on_path[p->cnodes[n].region]++;
         stack[top++] = (uint32_t)n;
     }
+out:
     free(on_path);
     free(stack);
+    return outermost;
+}
+
+/* Sums per region; inclusive only over outermost calls (no caller of the same region). */
+static int region_totals(const report_ctx *c, region_total *t)
+{
+    const hp_profile *p = c->p;
+    bool *outermost = hp_profile_outermost(p);
+    if (outermost == NULL)
+        return -1;
+    for (size_t r = 0; r < p->nregions; r++)
+        t[r] = (region_total){ (uint32_t)r, 0, 0, 0 };
+    for (size_t n = 0; n < p->ncnodes; n++) {
+        region_total *rt = &t[p->cnodes[n].region];
+        rt->visits += c->visits.excl[n];
+        rt->excl += c->view.excl[n];
+        if (outermost[n])
+            rt->incl += c->view.incl[n];
+    }
+    free(outermost);
     return 0;
 }
 

@@ -62,4 +62,9 @@ void hp_report_write_header(FILE *out, const hp_profile *p, const char *title,
  * -1 on a write error. */
 int hp_summary_write(FILE *out, const hp_profile *p, const hp_summary_notes *notes);
 
+/* Per cnode of p: true when no caller on its path is the same region (its inclusive
+ * value then is not counted twice in per-region sums of recursive code). Malloc'd, NULL
+ * when out of memory. */
+bool *hp_profile_outermost(const hp_profile *p);
+
 #endif

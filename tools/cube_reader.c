@@ -152,7 +152,9 @@ static size_t repair_cubew48_checksums(unsigned char *buf, size_t len)
         unsigned char *h = buf + pos;
         if (h[0] == '\0')
             break;
-        unsigned long sum = 0, stored = strtoul((const char *)h + 148, NULL, 8);
+        char checksum_field[9] = { 0 }; /* the field has no terminating NUL of its own */
+        memcpy(checksum_field, h + 148, 8);
+        unsigned long sum = 0, stored = strtoul(checksum_field, NULL, 8);
         for (size_t i = 0; i < TAR_BLOCK; i++)
             sum += (i >= 148 && i < 156) ? ' ' : h[i];
         if (stored + 32 == sum) {
@@ -695,7 +697,10 @@ static void fill_artificial_root(const reader *r, const hp_profile_metric *m, vo
 {
     size_t nloc = r->a->nlocations;
     const hp_profile_cnode *cn = r->st->cnodes;
-    if (!r->root_offset || m->kind != HP_METRIC_INCLUSIVE)
+    /* Inclusive metrics and min/max ones (whose "exclusive" value is a per-visit extreme)
+     * get the aggregate of the real roots; other exclusive metrics stay 0 there. */
+    if (!r->root_offset || (m->kind != HP_METRIC_INCLUSIVE && m->dtype != HP_DTYPE_MINDOUBLE &&
+                            m->dtype != HP_DTYPE_MAXDOUBLE))
         return;
     bool first = true;
     for (size_t c = 1; c < r->a->ncnodes + 1; c++) {
@@ -763,10 +768,32 @@ static bool metric_readable(const cube_def_metric *d)
     return !derived_type(d) && !composite_dtype(d->dtype);
 }
 
+/* Every readable metric becomes a dense call paths x locations array (and the reports
+ * derive a few more of that size), so a small file that declares huge counts could
+ * demand more memory than the machine has: refuse such files up front. */
+enum { MAX_VALUE_BYTES_LOG2 = 30 }; /* 1 GiB of metric values */
+
+static int check_size(reader *r)
+{
+    const cube_anchor *a = r->a;
+    size_t readable = 0;
+    for (size_t i = 0; i < a->nmetrics; i++)
+        readable += metric_readable(&a->metrics[i]);
+    double bytes = (double)(a->ncnodes + r->root_offset) * (double)a->nlocations *
+                   (double)readable * 8.0;
+    if (bytes <= (double)(1ull << MAX_VALUE_BYTES_LOG2))
+        return 0;
+    return fail(r, "too large to report: %zu call paths x %zu locations x %zu metrics need "
+                   "%.1f GiB of values (at most 1 GiB)",
+                (size_t)a->ncnodes, (size_t)a->nlocations, readable, bytes / (1 << 30));
+}
+
 static int build_metrics(reader *r)
 {
     const cube_anchor *a = r->a;
     reader_storage *st = r->st;
+    if (check_size(r) != 0)
+        return -1;
     st->metrics = calloc(a->nmetrics, sizeof(hp_profile_metric));
     st->metric_info = calloc(a->nmetrics, sizeof(hp_cube_metric_info));
     st->values = calloc(a->nmetrics, sizeof(void *));

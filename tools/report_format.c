@@ -41,7 +41,7 @@ static void csv_cell(FILE *out, const hp_table_column *col, const hp_table_cell 
         csv_text(out, cell->s != NULL ? cell->s : "");
         break;
     default:
-        fprintf(out, "%.9g", cell->d);
+        fprintf(out, "%.17g", cell->d); /* unrounded, as JSON: scripts compare values */
         break;
     }
 }

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "cube_reader.h"
+#include "measurement/summary.h"
 #include "report.h"
 
 enum { EXIT_WORK_FAILED = 1, EXIT_BAD_INPUT = 2 };
@@ -158,23 +159,16 @@ static int split_time(const hp_profile *p, const hp_profile_metric *time, double
     return 0;
 }
 
-static bool has_ancestor_region(const hp_profile *p, size_t n, uint32_t region)
-{
-    for (uint32_t a = p->cnodes[n].parent; a != HP_PROFILE_NO_PARENT; a = p->cnodes[a].parent)
-        if (p->cnodes[a].region == region)
-            return true;
-    return false;
-}
-
 /* Visits, time and call-path counts per region. */
 static void sum_regions(const hp_profile *p, hp_score *s, const hp_profile_metric *visits,
                         const double *excl, const double *incl)
 {
     size_t nl = p->nlocations;
+    bool *outermost_flags = hp_profile_outermost(p);
     for (size_t n = 0; n < p->ncnodes; n++) {
         uint32_t r = p->cnodes[n].region;
         hp_score_row *row = &s->regions[r];
-        bool outermost = !has_ancestor_region(p, n, r);
+        bool outermost = outermost_flags == NULL || outermost_flags[n];
         row->cnodes++;
         for (size_t l = 0; l < nl; l++) {
             row->visits += (uint64_t)llround(value_at(visits, n * nl + l));
@@ -183,6 +177,7 @@ static void sum_regions(const hp_profile *p, hp_score *s, const hp_profile_metri
                 row->time_incl += incl[n * nl + l];
         }
     }
+    free(outermost_flags);
 }
 
 static uint64_t round_up(uint64_t x, uint64_t unit)
@@ -192,14 +187,18 @@ static uint64_t round_up(uint64_t x, uint64_t unit)
 
 /* Trace bytes and profile memory of one process (locations first..end-1), and each
  * region's share of the process's trace (kept as the region's max_buf when largest). */
+/* The process's locations are found by their process index, not assumed contiguous:
+ * files written by other tools may number locations in any order. */
 static void score_process(const hp_profile *p, hp_score *s, const hp_profile_metric *visits,
-                          size_t proc, size_t first, size_t end, uint64_t *region_bytes)
+                          size_t proc, uint64_t *region_bytes)
 {
     size_t nl = p->nlocations;
     uint64_t trace = 0, buffer = 0, profile = HP_SCORE_PROCESS_BYTES;
     memset(region_bytes, 0, p->nregions * sizeof(uint64_t));
     profile += (uint64_t)p->nregions * HP_SCORE_REGION_BYTES;
-    for (size_t l = first; l < end; l++) {
+    for (size_t l = 0; l < nl; l++) {
+        if (p->locations[l].process != proc)
+            continue;
         uint64_t loc_trace = 0;
         profile += HP_SCORE_LOCATION_BYTES;
         for (size_t n = 0; n < p->ncnodes; n++) {
@@ -239,13 +238,8 @@ static int score_processes(const hp_profile *p, hp_score *s, const hp_profile_me
     uint64_t *region_bytes = malloc((p->nregions ? p->nregions : 1) * sizeof(uint64_t));
     if (region_bytes == NULL)
         return -1;
-    size_t l = 0;
-    for (size_t proc = 0; proc < p->nprocesses; proc++) {
-        size_t first = l;
-        while (l < p->nlocations && p->locations[l].process == proc)
-            l++;
-        score_process(p, s, visits, proc, first, l, region_bytes);
-    }
+    for (size_t proc = 0; proc < p->nprocesses; proc++)
+        score_process(p, s, visits, proc, region_bytes);
     free(region_bytes);
     return 0;
 }
@@ -447,12 +441,25 @@ int hp_score_write_table(FILE *out, const hp_score *s, const char *source)
 static int write_pattern(FILE *out, const char *name)
 {
     for (const char *c = name; *c; c++) {
+        if ((unsigned char)*c < 0x20) { /* a line break would end the rule: match any */
+            if (fputc('?', out) == EOF)
+                return -1;
+            continue;
+        }
         if (strchr("*?[]\\# \t", *c) != NULL && fputc('\\', out) == EOF)
             return -1;
         if (fputc(*c, out) == EOF)
             return -1;
     }
     return 0;
+}
+
+/* Writes name in a comment line: control characters (a line break would end the
+ * comment) become '?'. */
+static void write_comment_text(FILE *out, const char *name)
+{
+    for (const char *c = name; *c; c++)
+        fputc((unsigned char)*c < 0x20 ? '?' : *c, out);
 }
 
 /* One rule per region. A C++ function is named by its mangled name: it has no spaces
@@ -463,7 +470,9 @@ static int write_rule(FILE *out, const hp_score *s, uint32_t r)
     const hp_score_row *row = &s->regions[r];
     bool mangled = reg->mangled_name != NULL && reg->mangled_name[0] != '\0' &&
                    strcmp(reg->mangled_name, reg->name) != 0;
-    fprintf(out, "  # %s: %" PRIu64 " visits, %.3f us per visit\n", reg->name, row->visits,
+    fputs("  # ", out);
+    write_comment_text(out, reg->name);
+    fprintf(out, ": %" PRIu64 " visits, %.3f us per visit\n", row->visits,
             1e6 * row->time_incl / (double)row->visits);
     fputs(mangled ? "  EXCLUDE MANGLED " : "  EXCLUDE ", out);
     if (write_pattern(out, mangled ? reg->mangled_name : reg->name) != 0)
@@ -599,6 +608,8 @@ static int parse_threshold(int argc, char **argv, int *i, score_options *o, bool
             o->thresholds.max_us_per_visit = x;
         else if (k == 1)
             o->thresholds.min_share_pct = x;
+        else if (x >= 18446744073709551615.0) /* beyond uint64_t: no region qualifies */
+            o->thresholds.min_visits = UINT64_MAX;
         else
             o->thresholds.min_visits = (uint64_t)x;
         return 0;

@@ -40,6 +40,8 @@ static inline void hp_event_enter(hp_location *loc, hp_region *r, uintptr_t addr
     if (unlikely(++loc->depth > loc->max_depth))
         loc->max_depth = loc->depth;
     f->start = hp_timer_now();
+    if (unlikely(loc->tracing) && node != NULL)
+        hp_trace_add(&loc->trace, HP_TRACE_ENTER, r->id, f->start);
 }
 
 /* Pops the innermost frame, which the caller has checked exists. */
@@ -47,8 +49,11 @@ static inline void hp_event_pop(hp_location *loc, uint64_t now)
 {
     hp_frame *f = --loc->sp;
     loc->depth--;
-    if (likely(f->node != NULL))
+    if (likely(f->node != NULL)) {
         hp_cct_visit_end(f->node, now - f->start);
+        if (unlikely(loc->tracing))
+            hp_trace_add(&loc->trace, HP_TRACE_LEAVE, f->node->region->id, now);
+    }
     loc->current = f->parent;
     if (unlikely(loc->sp == loc->stack_base) && loc->depth > 0)
         hp__location_stack_shrink(loc);

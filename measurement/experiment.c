@@ -21,6 +21,7 @@
 #include "runtime.h"
 #include "summary.h"
 #include "timer.h"
+#include "trace_output.h"
 
 #ifndef HP_VERSION
 #define HP_VERSION "0.0.0"
@@ -104,6 +105,10 @@ static size_t collect_notes(char notes[][256], const hp_profile *p)
     if (unmatched > 0)
         snprintf(notes[n++], 256, "%llu function exits matched no entered function "
                  "and were ignored", (unsigned long long)unmatched);
+    if (hp_trace_output_flushes() > 0)
+        snprintf(notes[n++], 256, "trace buffers were flushed to disk %llu times (regions "
+                 "TRACE BUFFER FLUSH in the trace); raise HP_TOTAL_MEMORY to avoid it",
+                 (unsigned long long)hp_trace_output_flushes());
     if (hp_location_refused_count() > 0)
         snprintf(notes[n++], 256, "%llu threads were not measured: HP_TOTAL_MEMORY could "
                  "not hold their call trees", (unsigned long long)hp_location_refused_count());
@@ -177,6 +182,11 @@ int hp_experiment_create_directory(char *dir, size_t size)
     return 0;
 }
 
+const char *hp_experiment_directory(void)
+{
+    return directory;
+}
+
 void hp_experiment_set_directory(const char *dir)
 {
     if (dir != directory) /* snprintf must not copy a string onto itself */
@@ -241,23 +251,25 @@ void hp_experiment_write_profile(const hp_profile *p, const char *suffix)
         fprintf(stderr, "hpmeasure: experiment written to %s\n", directory);
 }
 
-static void build_and_write(const char *suffix)
+static void build_and_write(const char *suffix, bool with_trace)
 {
     hp_profile_data d;
     if (hp_experiment_build(&d) < 0)
         return;
     hp_experiment_write_profile(&d.profile, suffix);
+    if (with_trace && directory[0] != '\0')
+        hp_trace_output_serial(directory, &d.profile);
     hp_profile_data_release(&d);
 }
 
 void hp_experiment_write(void)
 {
-    build_and_write("");
+    build_and_write("", hp_cfg.enable_tracing);
 }
 
 void hp_experiment_write_rank(int rank)
 {
     char suffix[32];
     snprintf(suffix, sizeof(suffix), "-rank%d", rank);
-    build_and_write(suffix);
+    build_and_write(suffix, false);
 }

@@ -18,6 +18,9 @@ const char *hp_experiment_program_name(void);
  * overwriting) and uses it from now on. Returns 0, or -1 after saying why on stderr. */
 int hp_experiment_create_directory(char *dir, size_t size);
 
+/* The experiment directory in use, "" when there is none yet. */
+const char *hp_experiment_directory(void);
+
 /* Uses dir (created by another process, e.g. MPI rank 0) as the experiment directory. */
 void hp_experiment_set_directory(const char *dir);
 

@@ -25,12 +25,18 @@ static _Atomic uint64_t refused_count;
  * events cost one check instead of a new attempt each time. */
 static hp_location unmeasured_location = { .busy = HP_BUSY_STOPPED };
 static hp_region *root_region;
+static bool tracing_on;
 static pthread_key_t thread_end_key;
 static pthread_once_t thread_end_once = PTHREAD_ONCE_INIT;
 
 void hp_location_set_root_region(hp_region *root)
 {
     root_region = root;
+}
+
+void hp_location_set_tracing(bool on)
+{
+    tracing_on = on;
 }
 
 static void on_thread_end(void *arg)
@@ -78,6 +84,8 @@ static hp_location *location_new(void)
     loc->sp = c->base;
     loc->current = loc->cct.root;
     loc->cct.root->visits = 1;
+    hp_trace_buffer_init(&loc->trace);
+    loc->tracing = tracing_on;
     return loc;
 }
 
@@ -102,6 +110,8 @@ hp_location *hp__location_attach(void)
         return NULL;
     }
     loc->start_time = hp_timer_now();
+    if (loc->tracing) /* the program root: a location's first event is an Enter */
+        hp_trace_add(&loc->trace, HP_TRACE_ENTER, loc->cct.root->region->id, loc->start_time);
     location_publish(loc);
     pthread_once(&thread_end_once, create_thread_end_key);
     pthread_setspecific(thread_end_key, loc);
@@ -146,12 +156,17 @@ void hp_location_close(hp_location *loc, uint64_t now)
         if (f <= c->base || f > c->limit) /* a snapshot taken mid-update: stop there */
             break;
         --f;
-        if (f->node != NULL && f->start <= now)
+        if (f->node != NULL && f->start <= now) {
             hp_cct_visit_end(f->node, now - f->start);
+            if (loc->tracing) /* innermost first: the trace stays balanced */
+                hp_trace_add(&loc->trace, HP_TRACE_LEAVE, f->node->region->id, now);
+        }
     }
     loc->end_time = now;
     hp_cct_node *root = loc->cct.root;
     root->incl_ticks = root->min_ticks = root->max_ticks = now - loc->start_time;
+    if (loc->tracing)
+        hp_trace_add(&loc->trace, HP_TRACE_LEAVE, root->region->id, now);
 }
 
 hp_location *hp_location_stop_all(void)

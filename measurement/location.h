@@ -18,6 +18,7 @@
 #include "cct.h"
 #include "memory.h"
 #include "region.h"
+#include "trace_buffer.h"
 #include "util/compiler.h"
 
 typedef struct hp_frame {
@@ -62,6 +63,8 @@ typedef struct hp_location {
     uint64_t depth;             /* open frames */
     uint64_t max_depth;
     bool in_mpi;                /* inside a measured MPI call: nested ones are not measured */
+    bool tracing;               /* record events in trace (HP_ENABLE_TRACING) */
+    hp_trace_buffer trace;
     hp_cache_entry cache[HP_REGION_CACHE_SIZE];
 
     /* cold */
@@ -126,7 +129,9 @@ const char *const *hp_location_call_names(size_t *count);
 /* Threads that were not measured because the budget could not hold their location. */
 uint64_t hp_location_refused_count(void);
 
-/* Set up by measurement start-up: the program root region every tree hangs below. */
+/* Set up by measurement start-up: the program root region every tree hangs below, and
+ * whether new locations record trace events. */
 void hp_location_set_root_region(hp_region *root);
+void hp_location_set_tracing(bool on);
 
 #endif

@@ -25,6 +25,7 @@
 #include "memory.h"
 #include "region.h"
 #include "timer.h"
+#include "trace_buffer.h"
 #include "util/compiler.h"
 
 enum { STATE_OFF, STATE_STARTING, STATE_RUNNING, STATE_DONE, STATE_DISABLED };
@@ -66,9 +67,6 @@ static void load_configuration(void)
 
 static void warn_unavailable_features(void)
 {
-    if (hp_cfg.enable_tracing)
-        fprintf(stderr, "hpmeasure: HP_ENABLE_TRACING=true: tracing is not available in "
-                        "this version; writing the profile only\n");
     if (hp_cfg.sampling_frequency != 0)
         fprintf(stderr, "hpmeasure: HP_SAMPLING_FREQUENCY=%llu: sampling is not available "
                         "in this version; ignored\n",
@@ -114,6 +112,11 @@ static int start_measurement(void)
     if (root == NULL)
         return STATE_DISABLED;
     hp_location_set_root_region(root);
+    if (hp_cfg.enable_tracing) {
+        if (hp_trace_setup(hp_cfg.total_memory) < 0)
+            return STATE_DISABLED;
+        hp_location_set_tracing(true);
+    }
     start_wall_time = time(NULL);
     atexit(finalize_at_exit);
     pthread_atfork(NULL, NULL, stop_in_forked_child);
@@ -192,6 +195,12 @@ bool hp_runtime_mpi_active(void)
 int hp_runtime_rank(void)
 {
     return mpi_rank;
+}
+
+bool hp_runtime_tracing(void)
+{
+    int s = atomic_load(&state);
+    return hp_cfg.enable_tracing && (s == STATE_RUNNING || s == STATE_DONE);
 }
 
 time_t hp_runtime_start_time(void)

@@ -56,6 +56,12 @@ double hp_timer_ticks_per_second(void)
     return ticks_per_second;
 }
 
+void hp_timer_reference(uint64_t *ticks, uint64_t *ns)
+{
+    *ticks = start_ticks;
+    *ns = start_ns;
+}
+
 const char *hp_timer_name(void)
 {
     return hp__timer_tsc ? "tsc" : "monotonic";

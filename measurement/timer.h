@@ -40,6 +40,10 @@ void hp_timer_init(hp_timer_kind kind, bool *fell_back);
  * (at least 10 ms are waited for precision). Later calls return the same value. */
 double hp_timer_ticks_per_second(void);
 
+/* The reference taken at start-up: timer ticks and CLOCK_MONOTONIC nanoseconds read
+ * together, to map ticks onto the monotonic clock (shared by all processes of a node). */
+void hp_timer_reference(uint64_t *ticks, uint64_t *ns);
+
 /* Name of the timer in use: "tsc" or "monotonic". */
 const char *hp_timer_name(void);
 

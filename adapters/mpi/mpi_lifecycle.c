@@ -15,6 +15,7 @@
 #include <stdlib.h>
 
 #include "adapters/mpi/mpi_adapter.h"
+#include "adapters/mpi/mpi_trace.h"
 #include "measurement/experiment.h"
 #include "measurement/profile_build.h"
 #include "measurement/profile_merge.h"
@@ -163,6 +164,10 @@ void hp_mpi_before_finalize(void)
     unify(&acc, &have);
     if (world_rank == 0 && have)
         hp_experiment_write_profile(&acc.profile, "");
+    if (hp_runtime_tracing()) /* the same on every rank: one configuration per job */
+        hp_mpi_trace_write(hp_experiment_directory(), world_rank == 0 && have ? &acc.profile
+                                                                             : NULL,
+                           unify_comm, world_rank, world_size);
     if (have)
         hp_owned_profile_release(&acc);
     PMPI_Comm_free(&unify_comm);

@@ -1,0 +1,183 @@
+/*
+ * The OTF2 trace of an MPI job, written at MPI_Finalize after the profiles were unified:
+ * rank 0 sends every rank the job's region table (so each rank can translate its own
+ * region ids into the global ones), all ranks write their locations into one archive
+ * through OTF2's MPI collectives (on a private communicator, calling PMPI), and rank 0
+ * writes the global definitions with every location's event count.
+ */
+#define OTF2_MPI_USE_PMPI
+#include <otf2/OTF2_MPI_Collectives.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "adapters/mpi/mpi_trace.h"
+#include "measurement/location.h"
+#include "measurement/region.h"
+#include "measurement/trace_output.h"
+
+/* A region's identity as one string, the same on every rank. */
+static size_t region_key(char *out, size_t size, const char *name, const char *mangled,
+                         const char *file, int line, const char *paradigm, const char *role)
+{
+    int n = snprintf(out, size, "%s\x1f%s\x1f%s\x1f%d\x1f%s\x1f%s", name, mangled, file, line,
+                     paradigm, role);
+    return n < 0 ? 0 : (size_t)n + 1;
+}
+
+/* Rank 0: the global region keys, NUL-separated, in global id order. */
+static char *pack_regions(const hp_profile *p, uint64_t *length)
+{
+    size_t cap = 4096, len = 0;
+    char *buf = malloc(cap);
+    for (size_t i = 0; buf != NULL && i < p->nregions; i++) {
+        const hp_profile_region *r = &p->regions[i];
+        size_t need = strlen(r->name) + strlen(r->mangled_name) + strlen(r->file) +
+                      strlen(r->paradigm) + strlen(r->role) + 32;
+        if (len + need > cap) {
+            char *grown = realloc(buf, cap = 2 * (len + need));
+            if (grown == NULL) {
+                free(buf);
+                return NULL;
+            }
+            buf = grown;
+        }
+        len += region_key(buf + len, cap - len, r->name, r->mangled_name, r->file,
+                          r->begin_line, r->paradigm, r->role);
+    }
+    *length = buf != NULL ? len : 0;
+    return buf;
+}
+
+typedef struct keyed_id {
+    const char *key;
+    uint32_t id;
+} keyed_id;
+
+static int compare_keyed(const void *a, const void *b)
+{
+    return strcmp(((const keyed_id *)a)->key, ((const keyed_id *)b)->key);
+}
+
+/* Local region id -> global id: each local region's key is looked up among the global
+ * keys, sorted once. A region rank 0 does not know (cannot happen after unification)
+ * maps to 0. Returns a malloc'd array of hp_region_count() ids, or NULL. */
+static uint32_t *map_regions(const char *packed, uint64_t length)
+{
+    size_t nglobal = 0;
+    for (uint64_t i = 0; i < length; i++)
+        nglobal += packed[i] == '\0';
+    keyed_id *global = malloc((nglobal ? nglobal : 1) * sizeof(keyed_id));
+    uint32_t nlocal = hp_region_count();
+    uint32_t *map = calloc(nlocal ? nlocal : 1, sizeof(uint32_t));
+    if (global == NULL || map == NULL) {
+        free(global);
+        free(map);
+        return NULL;
+    }
+    const char *k = packed;
+    for (size_t i = 0; i < nglobal; i++, k += strlen(k) + 1)
+        global[i] = (keyed_id){ k, (uint32_t)i };
+    qsort(global, nglobal, sizeof(keyed_id), compare_keyed);
+    for (uint32_t id = 0; id < nlocal; id++) {
+        const hp_region *r = hp_region_at(id);
+        char key[4096];
+        region_key(key, sizeof(key), r->name, r->mangled, r->file, r->line,
+                   hp_paradigm_name(r->paradigm), r->role);
+        keyed_id want = { key, 0 };
+        const keyed_id *hit = bsearch(&want, global, nglobal, sizeof(keyed_id), compare_keyed);
+        map[id] = hit != NULL ? hit->id : 0;
+    }
+    free(global);
+    return map;
+}
+
+/* Rank 0's region table to every rank, then this rank's map. */
+static uint32_t *share_region_map(const hp_profile *merged, MPI_Comm comm, int rank)
+{
+    uint64_t length = 0;
+    char *packed = rank == 0 && merged != NULL ? pack_regions(merged, &length) : NULL;
+    PMPI_Bcast(&length, 1, MPI_UINT64_T, 0, comm);
+    if (rank != 0)
+        packed = length > 0 ? malloc(length) : NULL;
+    int ok = length > 0 && packed != NULL && length < INT32_MAX;
+    int all_ok = 0;
+    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+    uint32_t *map = NULL;
+    if (all_ok) {
+        PMPI_Bcast(packed, (int)length, MPI_CHAR, 0, comm);
+        map = map_regions(packed, length);
+    }
+    free(packed);
+    return map;
+}
+
+/* Event counts of every location of the job at rank 0, in rank then thread order (the
+ * order of the unified profile's locations). Returns a malloc'd array on rank 0. */
+static uint64_t *gather_counts(const uint64_t *mine, int nmine, MPI_Comm comm, int rank,
+                               int size)
+{
+    int *counts = rank == 0 ? calloc((size_t)size, sizeof(int)) : NULL;
+    int *displs = rank == 0 ? calloc((size_t)size, sizeof(int)) : NULL;
+    PMPI_Gather(&nmine, 1, MPI_INT, counts, 1, MPI_INT, 0, comm);
+    uint64_t *all = NULL;
+    int total = 0;
+    if (rank == 0 && counts != NULL && displs != NULL) {
+        for (int r = 0; r < size; r++) {
+            displs[r] = total;
+            total += counts[r];
+        }
+        all = calloc(total > 0 ? (size_t)total : 1, sizeof(uint64_t));
+    }
+    PMPI_Gatherv(mine, nmine, MPI_UINT64_T, all, counts, displs, MPI_UINT64_T, 0, comm);
+    free(counts);
+    free(displs);
+    return all;
+}
+
+static OTF2_ErrorCode install_mpi_collectives(OTF2_Archive *archive, void *arg)
+{
+    return OTF2_MPI_Archive_SetCollectiveCallbacks(archive, *(MPI_Comm *)arg, MPI_COMM_NULL);
+}
+
+void hp_mpi_trace_write(const char *directory, const hp_profile *merged, MPI_Comm comm,
+                        int rank, int size)
+{
+    uint32_t *map = share_region_map(merged, comm, rank);
+    int ok = map != NULL && directory[0] != '\0', all_ok = 0;
+    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+    if (!all_ok) {
+        if (rank == 0)
+            fprintf(stderr, "hpmeasure: trace not written (no experiment directory or out "
+                            "of memory on some rank)\n");
+        free(map);
+        return;
+    }
+    char err[512];
+    hp_trace_collectives coll = { install_mpi_collectives, &comm };
+    hp_trace_writer *w = hp_trace_writer_open(directory, rank, &coll, err, sizeof(err));
+    if (w == NULL) { /* opening is collective: every rank fails alike */
+        fprintf(stderr, "hpmeasure: rank %d: trace: %s\n", rank, err);
+        free(map);
+        return;
+    }
+    int nlocal = (int)hp_location_count();
+    uint64_t *mine = calloc(nlocal > 0 ? (size_t)nlocal : 1, sizeof(uint64_t));
+    if (mine != NULL)
+        hp_trace_output_locations(w, rank, map, mine);
+    uint64_t *all = gather_counts(mine, mine != NULL ? nlocal : 0, comm, rank, size);
+    uint64_t span[2], global_span[2];
+    hp_trace_output_span(&span[0], &span[1]);
+    PMPI_Reduce(&span[0], &global_span[0], 1, MPI_UINT64_T, MPI_MIN, 0, comm);
+    PMPI_Reduce(&span[1], &global_span[1], 1, MPI_UINT64_T, MPI_MAX, 0, comm);
+    if (rank == 0 && (all == NULL ||
+                      hp_trace_writer_global_defs(w, merged, all, 1e9, global_span[0],
+                                                  global_span[1], err, sizeof(err)) < 0))
+        fprintf(stderr, "hpmeasure: trace: %s\n", all == NULL ? "out of memory" : err);
+    if (hp_trace_writer_close(w, err, sizeof(err)) < 0)
+        fprintf(stderr, "hpmeasure: rank %d: trace: %s\n", rank, err);
+    free(all);
+    free(mine);
+    free(map);
+}

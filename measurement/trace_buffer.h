@@ -1,0 +1,88 @@
+/*
+ * The per-location trace buffer: events of a location in time order, kept in chunks of
+ * budget pages while the program runs and turned into OTF2 at the end
+ * (otf2-writer/). Appending is a store and a pointer increment; a full chunk takes a new
+ * page. When a location holds its share of the budget (or the budget is used up), its
+ * chunks are written to a spill file and reused; the flush itself is recorded as a visit
+ * of the region "TRACE BUFFER FLUSH", so the time it cost is visible in the trace.
+ */
+#ifndef HP_MEASUREMENT_TRACE_BUFFER_H
+#define HP_MEASUREMENT_TRACE_BUFFER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/compiler.h"
+
+typedef enum hp_trace_kind {
+    HP_TRACE_ENTER = 1,
+    HP_TRACE_LEAVE = 2
+} hp_trace_kind;
+
+/* One event; region is the process-local region id while buffered, and the global one
+ * when handed to the OTF2 writer. */
+typedef struct hp_trace_event {
+    uint64_t time;
+    uint32_t kind;   /* hp_trace_kind */
+    uint32_t region;
+} hp_trace_event;
+
+typedef struct hp_trace_chunk {
+    struct hp_trace_chunk *next;
+    size_t count;
+    hp_trace_event events[];
+} hp_trace_chunk;
+
+typedef struct hp_trace_buffer {
+    hp_trace_event *next; /* where the next event goes; == end when the chunk is full */
+    hp_trace_event *end;
+    hp_trace_chunk *first;
+    hp_trace_chunk *last;
+    size_t chunks;
+    uint64_t events;      /* all events recorded, spilled ones included */
+    uint64_t flushes;
+    uint64_t lost;        /* events dropped (no memory and no spill file) */
+    int spill_fd;         /* -1 until the first flush */
+    char spill_path[96];
+} hp_trace_buffer;
+
+/* Sets up tracing for this process: chunk quota per location from the budget, and the
+ * region that marks flushes. Returns 0 or -1. */
+int hp_trace_setup(uint64_t total_memory);
+
+void hp_trace_buffer_init(hp_trace_buffer *b);
+
+/* Slow path of hp_trace_add: a new chunk, or a flush. After a flush, *time is moved to
+ * the flush's end so that the location's events stay in time order. Returns false when
+ * the event cannot be stored (counted as lost). */
+bool hp__trace_make_room(hp_trace_buffer *b, uint64_t *time);
+
+static inline void hp_trace_add(hp_trace_buffer *b, hp_trace_kind kind, uint32_t region,
+                                uint64_t time)
+{
+    if (unlikely(b->next == b->end) && !hp__trace_make_room(b, &time))
+        return;
+    *b->next++ = (hp_trace_event){ time, (uint32_t)kind, region };
+    b->events++;
+}
+
+/* Reads a location's events back in time order: first what was spilled, then the
+ * chunks. Usage: hp_trace_reader r; hp_trace_reader_open(&r, b); while
+ * (hp_trace_reader_next(&r, &events, &n) == 1) ...; hp_trace_reader_close(&r).
+ * next returns 1 with a chunk, 0 at the end, -1 on a read error. */
+typedef struct hp_trace_reader {
+    hp_trace_buffer *buffer;
+    hp_trace_chunk *chunk;
+    int fd;
+    hp_trace_event *scratch;
+} hp_trace_reader;
+
+int hp_trace_reader_open(hp_trace_reader *r, hp_trace_buffer *b);
+int hp_trace_reader_next(hp_trace_reader *r, const hp_trace_event **events, size_t *n);
+void hp_trace_reader_close(hp_trace_reader *r);
+
+/* The region marking flushes (defined by hp_trace_setup), or NULL. */
+struct hp_region *hp_trace_flush_region(void);
+
+#endif

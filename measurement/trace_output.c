@@ -1,0 +1,147 @@
+/*
+ * From trace buffers to the OTF2 archive (trace_output.h).
+ */
+#include "trace_output.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "location.h"
+#include "timer.h"
+
+hp_trace_clock hp_trace_output_clock(void)
+{
+    uint64_t ticks, ns;
+    hp_timer_reference(&ticks, &ns);
+    return (hp_trace_clock){ ticks, 1e9 / hp_timer_ticks_per_second(), (double)ns };
+}
+
+static uint64_t to_global(const hp_trace_clock *c, uint64_t t)
+{
+    double v = (double)(int64_t)(t - c->t0) * c->slope + c->offset;
+    return v > 0 ? (uint64_t)v : 0;
+}
+
+void hp_trace_output_span(uint64_t *first, uint64_t *last)
+{
+    hp_trace_clock c = hp_trace_output_clock();
+    *first = UINT64_MAX;
+    *last = 0;
+    for (hp_location *l = hp_location_list(); l != NULL; l = l->next) {
+        uint64_t a = to_global(&c, l->start_time), b = to_global(&c, l->end_time);
+        *first = a < *first ? a : *first;
+        *last = b > *last ? b : *last;
+    }
+    if (*first > *last)
+        *first = *last;
+}
+
+/* Locations by id, as the profile orders them (ids have no gaps once published). */
+static hp_location **locations_in_order(size_t *count)
+{
+    size_t n = hp_location_count();
+    hp_location **v = calloc(n ? n : 1, sizeof(*v));
+    if (v == NULL)
+        return NULL;
+    for (hp_location *l = hp_location_list(); l != NULL; l = l->next)
+        if (l->id < n)
+            v[l->id] = l;
+    *count = n;
+    return v;
+}
+
+typedef struct mapped_reader {
+    hp_trace_reader reader;
+    const uint32_t *region_map;
+    hp_trace_event *copy;
+    size_t copy_capacity;
+} mapped_reader;
+
+/* Chunks of the location's events, region ids translated when there is a map. */
+static int next_mapped(void *ctx, const hp_trace_event **events, size_t *n)
+{
+    mapped_reader *m = ctx;
+    int rc = hp_trace_reader_next(&m->reader, events, n);
+    if (rc != 1 || m->region_map == NULL)
+        return rc;
+    if (*n > m->copy_capacity) {
+        free(m->copy);
+        m->copy = malloc(*n * sizeof(hp_trace_event));
+        m->copy_capacity = m->copy != NULL ? *n : 0;
+        if (m->copy == NULL)
+            return -1;
+    }
+    for (size_t i = 0; i < *n; i++) {
+        m->copy[i] = (*events)[i];
+        m->copy[i].region = m->region_map[(*events)[i].region];
+    }
+    *events = m->copy;
+    return 1;
+}
+
+int hp_trace_output_locations(hp_trace_writer *w, int rank, const uint32_t *region_map,
+                              uint64_t *counts)
+{
+    size_t n;
+    hp_location **locs = locations_in_order(&n);
+    if (locs == NULL)
+        return -1;
+    hp_trace_clock clock = hp_trace_output_clock();
+    int rc = 0;
+    for (size_t i = 0; i < n; i++) {
+        counts[i] = 0;
+        mapped_reader m = { .region_map = region_map };
+        if (locs[i] == NULL)
+            continue;
+        if (hp_trace_reader_open(&m.reader, &locs[i]->trace) < 0) {
+            /* still written (empty): every location in the definitions needs its files */
+            fprintf(stderr, "hpmeasure: trace: cannot read the spilled events of location "
+                            "%u; writing it empty\n", locs[i]->id);
+            free(m.reader.scratch);
+            m.reader = (hp_trace_reader){ &locs[i]->trace, NULL, -1, NULL };
+            rc = -1;
+        }
+        char err[512];
+        uint64_t id = (uint64_t)rank << 32 | locs[i]->id;
+        int64_t written = hp_trace_writer_location(w, id, &clock, next_mapped, &m, err,
+                                                   sizeof(err));
+        if (written < 0) {
+            fprintf(stderr, "hpmeasure: trace: %s\n", err);
+            rc = -1;
+        } else {
+            counts[i] = (uint64_t)written;
+        }
+        hp_trace_reader_close(&m.reader);
+        free(m.copy);
+    }
+    free(locs);
+    return rc;
+}
+
+void hp_trace_output_serial(const char *directory, const hp_profile *p)
+{
+    char err[512];
+    hp_trace_writer *w = hp_trace_writer_open(directory, 0, NULL, err, sizeof(err));
+    if (w == NULL) {
+        fprintf(stderr, "hpmeasure: trace: %s\n", err);
+        return;
+    }
+    size_t n = hp_location_count() > p->nlocations ? hp_location_count() : p->nlocations;
+    uint64_t *counts = calloc(n ? n : 1, sizeof(uint64_t));
+    uint64_t first, last;
+    hp_trace_output_span(&first, &last);
+    if (counts == NULL || hp_trace_output_locations(w, 0, NULL, counts) < 0 ||
+        hp_trace_writer_global_defs(w, p, counts, 1e9, first, last, err, sizeof(err)) < 0)
+        fprintf(stderr, "hpmeasure: trace: %s\n", counts == NULL ? "out of memory" : err);
+    if (hp_trace_writer_close(w, err, sizeof(err)) < 0)
+        fprintf(stderr, "hpmeasure: trace: %s\n", err);
+    free(counts);
+}
+
+uint64_t hp_trace_output_flushes(void)
+{
+    uint64_t n = 0;
+    for (hp_location *l = hp_location_list(); l != NULL; l = l->next)
+        n += l->trace.flushes;
+    return n;
+}

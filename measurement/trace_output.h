@@ -1,0 +1,36 @@
+/*
+ * Turning the locations' trace buffers into the OTF2 archive of the experiment, at the
+ * end of measurement: the glue between the core (locations, regions, timer) and the
+ * OTF2 writer (otf2-writer/). Global time is nanoseconds of CLOCK_MONOTONIC: every
+ * process maps its timer ticks onto it with the reference pair taken at start-up, so
+ * the processes of one node agree without exchanging messages.
+ */
+#ifndef HP_MEASUREMENT_TRACE_OUTPUT_H
+#define HP_MEASUREMENT_TRACE_OUTPUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "otf2-writer/trace_writer.h"
+#include "profile.h"
+
+/* This process's mapping of timer ticks to global time. */
+hp_trace_clock hp_trace_output_clock(void);
+
+/* The global time span of this process's locations (first event, last event). */
+void hp_trace_output_span(uint64_t *first, uint64_t *last);
+
+/* Writes every location of this process into w, with region ids translated by
+ * region_map (local id -> global id; NULL = the same). counts receives one event count
+ * per location in location-id order (as many as hp_location_count()). Returns 0 or -1
+ * after a message on stderr. */
+int hp_trace_output_locations(hp_trace_writer *w, int rank, const uint32_t *region_map,
+                              uint64_t *counts);
+
+/* The whole trace of a serial program into directory. */
+void hp_trace_output_serial(const char *directory, const hp_profile *p);
+
+/* Flushes of all locations (for the notes). */
+uint64_t hp_trace_output_flushes(void);
+
+#endif

@@ -1,0 +1,103 @@
+/*
+ * Writing an OTF2 trace archive (traces.otf2, traces.def, traces/) from the records the
+ * measurement buffered during the run. Runs at the end of measurement, never on a hot
+ * path. The layout follows Score-P's (see ../shared/formats/CUBE4-OTF2.md §5-6 and the
+ * sample traces in ../shared/formats/samples/otf2/), so that Vampir and the OTF2 tools
+ * read it.
+ *
+ * Usage, on every process of the run (all MPI ranks take part; a serial program is one
+ * process):
+ *   hp_trace_writer_open(...)                          collective
+ *   hp_trace_writer_location(...) per local location    (events of one location)
+ *   hp_trace_writer_global_defs(...)                   rank 0 only
+ *   hp_trace_writer_close(...)                         collective
+ */
+#ifndef HP_OTF2_WRITER_TRACE_WRITER_H
+#define HP_OTF2_WRITER_TRACE_WRITER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <otf2/OTF2_Archive.h>
+#include <otf2/OTF2_Callbacks.h>
+
+#include "measurement/profile.h"
+#include "measurement/trace_buffer.h"
+
+/* Events (hp_trace_event, measurement/trace_buffer.h) come with time in timer ticks of
+ * the writing process (mapped with the clock below) and region = a *global* region id
+ * (index into the global regions). */
+
+/* Maps a process's raw timer ticks to the trace's global time:
+ * global = (uint64_t)((double)(t - t0) * slope + offset), monotonic for monotonic input. */
+typedef struct hp_trace_clock {
+    uint64_t t0;
+    double slope;
+    double offset;
+} hp_trace_clock;
+
+/* Collective operations over the processes of the run: NULL for a serial program, else
+ * a function that installs collective callbacks on the archive (the MPI adapter calls
+ * OTF2_MPI_Archive_SetCollectiveCallbacks, a header-only part of OTF2 that needs MPI,
+ * which the writer itself must not depend on). */
+typedef struct hp_trace_collectives {
+    OTF2_ErrorCode (*install)(OTF2_Archive *archive, void *arg);
+    void *arg;
+} hp_trace_collectives;
+
+typedef struct hp_trace_writer hp_trace_writer;
+
+/* Opens directory/traces.otf2 for writing (the directory exists). rank: this process's
+ * rank (0 for serial). Returns NULL with a one-line message in err. */
+hp_trace_writer *hp_trace_writer_open(const char *directory, int rank,
+                                      const hp_trace_collectives *collectives,
+                                      char *err, size_t errlen);
+
+/* Writes the events of one location of this process. location_id is the OTF2 location
+ * id, (uint64_t)rank << 32 | thread. events come in chunks: next(ctx, &events, &n)
+ * returns 1 with a chunk, 0 at the end, -1 on error. Events must be in time order per
+ * location; flush regions are ordinary Enter/Leave events of their region. Returns the
+ * number of events written, or -1 with a message in err. */
+int64_t hp_trace_writer_location(hp_trace_writer *w, uint64_t location_id,
+                                 const hp_trace_clock *clock,
+                                 int (*next)(void *ctx, const hp_trace_event **events,
+                                             size_t *n),
+                                 void *ctx, char *err, size_t errlen);
+
+/* Global definitions, on rank 0 only: clock properties (ticks per second of the global
+ * time, the smallest and largest global timestamp of all events), the regions (the
+ * unified profile's regions: paradigm strings "compiler", "mpi", "user",
+ * "measurement" map to OTF2 paradigms, roles to OTF2 region roles), the system tree
+ * (machine -> nodes -> one PROCESS location group per process, "MPI Rank r" or
+ * "Process"), and one CPU_THREAD location per profile location with its event count
+ * (events[i] for profile location i; its OTF2 id is rank << 32 | thread).
+ * Returns 0 or -1 with a message in err. */
+int hp_trace_writer_global_defs(hp_trace_writer *w, const hp_profile *p,
+                                const uint64_t *events, double ticks_per_second,
+                                uint64_t first_time, uint64_t last_time,
+                                char *err, size_t errlen);
+
+/* Closes the archive (collective). Returns 0 or -1 with a message in err; the writer is
+ * freed either way. */
+int hp_trace_writer_close(hp_trace_writer *w, char *err, size_t errlen);
+
+/* Additions for the caller (not in the first version of this interface): */
+
+/* Every location defined in the global definitions must have been passed to
+ * hp_trace_writer_location by its process, with an empty stream if need be: its local
+ * .def file is written at close, and without it otf2-print and the Python reader fail. */
+
+/* The mapping above as the writer applies it: a tick before t0 maps below offset (not
+ * wrapped), negative results become 0. Use it to compute first/last for global_defs. */
+uint64_t hp_trace_clock_map(const hp_trace_clock *clock, uint64_t t);
+
+/* Timestamps this process raised to the previous one of their location because the
+ * clock mapping made them go backwards (OTF2 refuses decreasing timestamps). */
+uint64_t hp_trace_writer_clamped(const hp_trace_writer *w);
+
+/* The smallest and largest timestamp this process wrote (after mapping and clamping):
+ * returns 1 with them, 0 when it wrote no events. Reduce over the processes (min/max)
+ * for global_defs' first_time/last_time; rank 0 also widens the range with its own. */
+int hp_trace_writer_time_range(const hp_trace_writer *w, uint64_t *first, uint64_t *last);
+
+#endif

@@ -38,7 +38,8 @@ static const config_var config_vars[] = {
     { "HP_ENABLE_PROFILING", VAR_BOOL, "true", FIELD(enable_profiling),
       "Write a call-path profile (profile.cubex, summary.txt)." },
     { "HP_ENABLE_TRACING", VAR_BOOL, "false", FIELD(enable_tracing),
-      "Write an OTF2 trace (not available yet in this version)." },
+      "Also write an OTF2 trace (traces.otf2) of every measured region's Enter/Leave; "
+      "see doc/tracing.md." },
     { "HP_EXPERIMENT_DIRECTORY", VAR_STRING, "", FIELD(experiment_directory),
       "Experiment directory; empty = hp-<exe>-<YYYYMMDD_HHMMSS>. An existing directory is "
       "never overwritten: a suffix -1, -2, ... is added." },
@@ -46,7 +47,8 @@ static const config_var config_vars[] = {
       "Score-P-compatible filter file; empty = no filter." },
     { "HP_TOTAL_MEMORY", VAR_SIZE, "16M", FIELD(total_memory),
       "Measurement memory per process (K, M, G suffixes; at least 256K). When it is used up, "
-      "measurement stops growing and the output says so." },
+      "measurement stops growing and the output says so. With tracing, a quarter of it is "
+      "each location's trace buffer (flushed to disk when full)." },
     { "HP_TIMER", VAR_TIMER, "tsc", FIELD(timer),
       "Timer: tsc (the CPU's invariant time-stamp counter; falls back to monotonic when the "
       "CPU has none) or monotonic (clock_gettime)." },

@@ -48,7 +48,7 @@ hp_install_packages() {
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
     # shellcheck disable=SC2086
-    apt-get install -y -qq --no-install-recommends $missing >/dev/null
+    apt-get install -y -qq $missing >/dev/null
 }
 
 hp_build_and_install() {

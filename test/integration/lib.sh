@@ -82,3 +82,21 @@ finish() {
     [ "$hp_failed" -eq 0 ]
     exit $?
 }
+
+# "region location count" of the ENTER events of an OTF2 archive, sorted.
+trace_enters() {
+    otf2-print "$1" | awk '$1 == "ENTER" { loc = $2; sub(/^.*Region: "/, ""); sub(/" <[0-9]+>$/, "")
+                                           n[$0 " " loc]++ }
+                          END { for (k in n) print k, n[k] }' | LC_ALL=C sort
+}
+
+# The same from a profile: "region location visits" summed over call paths, with the
+# trace's location ids (rank << 32 | thread; pass the number of threads per rank, 1 for
+# MPI jobs, or 0 when location index = thread, i.e. one process).
+profile_visits() {
+    $CUBEDUMP "$1" | awk -F'\t' -v per_rank="${2:-0}" '
+        { n = split($1, p, "/"); sub("visits=", "", $3)
+          loc = per_rank > 0 ? sprintf("%.0f", int($2 / per_rank) * 4294967296 + $2 % per_rank) : $2
+          if ($3 > 0) v[p[n] " " loc] += $3 }
+        END { for (k in v) printf "%s %d\n", k, v[k] }' | LC_ALL=C sort
+}

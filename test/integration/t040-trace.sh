@@ -8,28 +8,14 @@
 plan 18
 OTF2CHECK="$PY $HP_SHARED/tools/otf2check.py"
 
-# "region location count" of the ENTER events of an archive, sorted.
-enters() {
-    otf2-print "$1" | awk '$1 == "ENTER" { loc = $2; sub(/^.*Region: "/, ""); sub(/" <[0-9]+>$/, "")
-                                           n[$0 " " loc]++ }
-                          END { for (k in n) print k, n[k] }' | LC_ALL=C sort
-}
-# The same from the profile: "region location visits" of every region (summed over call
-# paths), locations numbered like the trace's (rank << 32 | thread = thread here).
-visits() {
-    $CUBEDUMP "$1" | awk -F'\t' '{ n = split($1, p, "/"); sub("visits=", "", $3)
-                                    if ($3 > 0) v[p[n] " " $2] += $3 }
-                                  END { for (k in v) print k, v[k] }' | LC_ALL=C sort
-}
-
 check "build calltree.c" hp-instrument gcc -O1 -o calltree "$PROGRAMS/calltree.c"
 HP_ENABLE_TRACING=true HP_EXPERIMENT_DIRECTORY=exp check "run with tracing" ./calltree
 check "traces.otf2, traces.def and traces/ written" \
     test -f exp/traces.otf2 -a -f exp/traces.def -a -d exp/traces
 check "otf2-print reads it" otf2-print exp/traces.otf2
 check "otf2check.py passes" $OTF2CHECK exp/traces.otf2
-enters exp/traces.otf2 > enters.txt
-visits exp/profile.cubex > visits.txt
+trace_enters exp/traces.otf2 > enters.txt
+profile_visits exp/profile.cubex > visits.txt
 check "Enter events per region and location = profile visits" diff -u visits.txt enters.txt
 
 printf 'SCOREP_REGION_NAMES_BEGIN\nEXCLUDE leaf\nSCOREP_REGION_NAMES_END\n' > f.filt
@@ -39,8 +25,8 @@ check "a filtered region is not in the trace" sh -c '! otf2-print filt/traces.ot
 check "build threads.c" hp-instrument gcc -O1 -pthread -o threads "$PROGRAMS/threads.c"
 HP_ENABLE_TRACING=true HP_EXPERIMENT_DIRECTORY=thr check "run threads with tracing" ./threads
 check "threads: otf2check.py passes" $OTF2CHECK thr/traces.otf2
-enters thr/traces.otf2 > thr-enters.txt
-visits thr/profile.cubex > thr-visits.txt
+trace_enters thr/traces.otf2 > thr-enters.txt
+profile_visits thr/profile.cubex > thr-visits.txt
 check "threads: Enter events = visits on each of the 4 locations" diff -u thr-visits.txt thr-enters.txt
 
 check "build deep_exit.c" hp-instrument gcc -O0 -o deep "$PROGRAMS/deep_exit.c"
@@ -51,8 +37,8 @@ check "build loop.c" hp-instrument gcc -O1 -o loop "$PROGRAMS/loop.c"
 HP_TOTAL_MEMORY=1M HP_ENABLE_TRACING=true HP_EXPERIMENT_DIRECTORY=small ./loop > /dev/null 2> small.err
 check "small buffer: flushed, and said so" sh -c 'grep -q "TRACE BUFFER FLUSH" small/summary.txt && grep -q "flushed to disk" small.err'
 check "small buffer: otf2check.py passes" $OTF2CHECK small/traces.otf2
-enters small/traces.otf2 | grep -v "^TRACE BUFFER FLUSH " > small-enters.txt
-visits small/profile.cubex > small-visits.txt
+trace_enters small/traces.otf2 | grep -v "^TRACE BUFFER FLUSH " > small-enters.txt
+profile_visits small/profile.cubex > small-visits.txt
 check "small buffer: no event lost (Enter events = visits, 100000 each)" diff -u small-visits.txt small-enters.txt
 check "small buffer: the flushes are regions in the trace" sh -c 'otf2-print small/traces.otf2 | grep -q "Region: \"TRACE BUFFER FLUSH\""' 
 finish

@@ -11,12 +11,7 @@ HP_ENABLE_TRACING=true HP_EXPERIMENT_DIRECTORY=exp check "mpiexec -n 4 with trac
     timeout 120 mpiexec -n 4 ./traffic
 check "otf2-print reads it" otf2-print exp/traces.otf2
 check "otf2check.py passes" $OTF2CHECK exp/traces.otf2
-otf2-print exp/traces.otf2 | awk '$1 == "ENTER" { loc = $2; sub(/^.*Region: "/, ""); sub(/" <[0-9]+>$/, "")
-                                                 n[$0 " " loc]++ }
-                                END { for (k in n) print k, n[k] }' | LC_ALL=C sort > enters.txt
-$CUBEDUMP exp/profile.cubex | awk -F'\t' '{ n = split($1, p, "/"); sub("visits=", "", $3)
-                                             if ($3 > 0) v[p[n] " " sprintf("%.0f", $2 * 4294967296)] += $3 }
-                                           END { for (k in v) printf "%s %d\n", k, v[k] }' |
-    LC_ALL=C sort > visits.txt
+trace_enters exp/traces.otf2 > enters.txt
+profile_visits exp/profile.cubex 1 > visits.txt
 check "Enter events per region and rank = profile visits" diff -u visits.txt enters.txt
 finish

@@ -35,11 +35,6 @@ int hp_trace_setup(uint64_t total_memory)
     return flush_region != NULL ? 0 : -1;
 }
 
-hp_region *hp_trace_flush_region(void)
-{
-    return flush_region;
-}
-
 void hp_trace_buffer_init(hp_trace_buffer *b)
 {
     memset(b, 0, sizeof(*b));

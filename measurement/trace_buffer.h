@@ -82,7 +82,4 @@ int hp_trace_reader_open(hp_trace_reader *r, hp_trace_buffer *b);
 int hp_trace_reader_next(hp_trace_reader *r, const hp_trace_event **events, size_t *n);
 void hp_trace_reader_close(hp_trace_reader *r);
 
-/* The region marking flushes (defined by hp_trace_setup), or NULL. */
-struct hp_region *hp_trace_flush_region(void);
-
 #endif

@@ -101,9 +101,16 @@ static bool flush_to_spill_file(hp_trace_buffer *b)
 {
     if (b->spill_fd < 0 && !open_spill_file(b))
         return false;
-    for (hp_trace_chunk *c = b->first; c != NULL; c = c->next)
-        if (!write_all(b->spill_fd, c->events, c->count * sizeof(hp_trace_event)))
+    /* Each chunk goes out with its count, so that reading back never splits an event
+     * from its payload slots (chunks keep them together). */
+    for (hp_trace_chunk *c = b->first; c != NULL && c->count > 0; c = c->next) {
+        uint64_t count = c->count;
+        if (!write_all(b->spill_fd, &count, sizeof(count)) ||
+            !write_all(b->spill_fd, c->events, c->count * sizeof(hp_trace_event)))
             return false;
+        if (c == b->last)
+            break;
+    }
     for (hp_trace_chunk *c = b->first; c != NULL; c = c->next)
         c->count = 0;
     b->last = b->first; /* the other chunks are reused one by one below */
@@ -122,8 +129,10 @@ static bool reuse_next_chunk(hp_trace_buffer *b)
     return true;
 }
 
-bool hp__trace_make_room(hp_trace_buffer *b, uint64_t *time)
+bool hp__trace_make_room(hp_trace_buffer *b, uint64_t *time, size_t slots)
 {
+    if (b->next != NULL && (size_t)(b->end - b->next) >= slots)
+        return true;
     seal_current(b);
     if (reuse_next_chunk(b))
         return true;
@@ -173,14 +182,20 @@ int hp_trace_reader_open(hp_trace_reader *r, hp_trace_buffer *b)
 int hp_trace_reader_next(hp_trace_reader *r, const hp_trace_event **events, size_t *n)
 {
     if (r->fd >= 0) {
-        ssize_t got = read(r->fd, r->scratch, CHUNK_CAPACITY * sizeof(hp_trace_event));
-        if (got < 0)
-            return -1;
-        if (got > 0) {
+        uint64_t count;
+        ssize_t got = read(r->fd, &count, sizeof(count));
+        if (got == (ssize_t)sizeof(count)) {
+            if (count > CHUNK_CAPACITY)
+                return -1;
+            size_t want = count * sizeof(hp_trace_event);
+            if (read(r->fd, r->scratch, want) != (ssize_t)want)
+                return -1;
             *events = r->scratch;
-            *n = (size_t)got / sizeof(hp_trace_event);
+            *n = count;
             return 1;
         }
+        if (got != 0)
+            return -1;
         r->fd = -1; /* the spill file is done; now the chunks in memory */
     }
     while (r->chunk != NULL && r->chunk->count == 0)

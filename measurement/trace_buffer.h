@@ -17,16 +17,37 @@
 
 typedef enum hp_trace_kind {
     HP_TRACE_ENTER = 1,
-    HP_TRACE_LEAVE = 2
+    HP_TRACE_LEAVE = 2,
+    HP_TRACE_MPI_SEND = 3,   /* + 1 payload: a = peer << 32 | tag, b = bytes */
+    HP_TRACE_MPI_RECV = 4,   /* + 1 payload: a = peer << 32 | tag, b = bytes */
+    HP_TRACE_COLL_BEGIN = 5,
+    HP_TRACE_COLL_END = 6    /* + 2 payloads: a = op << 32 | root, b = sent; a = received */
 } hp_trace_kind;
 
 /* One event; region is the process-local region id while buffered, and the global one
- * when handed to the OTF2 writer. */
+ * when handed to the OTF2 writer (for MPI events: the communicator id). Events with
+ * arguments are followed by payload slots of the same size. */
 typedef struct hp_trace_event {
     uint64_t time;
     uint32_t kind;   /* hp_trace_kind */
     uint32_t region;
 } hp_trace_event;
+
+typedef struct hp_trace_payload {
+    uint64_t a;
+    uint64_t b;
+} hp_trace_payload;
+
+_Static_assert(sizeof(hp_trace_payload) == sizeof(hp_trace_event),
+               "payload slots must have the size of events");
+
+/* Number of slots an event of this kind takes (the event and its payloads). */
+static inline unsigned hp_trace_slots(uint32_t kind)
+{
+    return kind == HP_TRACE_MPI_SEND || kind == HP_TRACE_MPI_RECV ? 2
+           : kind == HP_TRACE_COLL_END                            ? 3
+                                                                  : 1;
+}
 
 typedef struct hp_trace_chunk {
     struct hp_trace_chunk *next;
@@ -56,14 +77,29 @@ void hp_trace_buffer_init(hp_trace_buffer *b);
 /* Slow path of hp_trace_add: a new chunk, or a flush. After a flush, *time is moved to
  * the flush's end so that the location's events stay in time order. Returns false when
  * the event cannot be stored (counted as lost). */
-bool hp__trace_make_room(hp_trace_buffer *b, uint64_t *time);
+bool hp__trace_make_room(hp_trace_buffer *b, uint64_t *time, size_t slots);
 
 static inline void hp_trace_add(hp_trace_buffer *b, hp_trace_kind kind, uint32_t region,
                                 uint64_t time)
 {
-    if (unlikely(b->next == b->end) && !hp__trace_make_room(b, &time))
+    if (unlikely(b->next == b->end) && !hp__trace_make_room(b, &time, 1))
         return;
     *b->next++ = (hp_trace_event){ time, (uint32_t)kind, region };
+    b->events++;
+}
+
+/* An event with npayload payload slots (hp_trace_slots(kind) - 1), kept in one chunk. */
+static inline void hp_trace_add_args(hp_trace_buffer *b, hp_trace_kind kind, uint32_t id,
+                                     uint64_t time, const hp_trace_payload *payload,
+                                     size_t npayload)
+{
+    if (unlikely((size_t)(b->end - b->next) < 1 + npayload) &&
+        !hp__trace_make_room(b, &time, 1 + npayload))
+        return;
+    *b->next++ = (hp_trace_event){ time, (uint32_t)kind, id };
+    for (size_t i = 0; i < npayload; i++)
+        *b->next++ = (hp_trace_event){ payload[i].a, (uint32_t)payload[i].b,
+                                       (uint32_t)(payload[i].b >> 32) };
     b->events++;
 }
 

@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "location.h"
 #include "timer.h"
@@ -71,9 +72,11 @@ static int next_mapped(void *ctx, const hp_trace_event **events, size_t *n)
         if (m->copy == NULL)
             return -1;
     }
-    for (size_t i = 0; i < *n; i++) {
-        m->copy[i] = (*events)[i];
-        m->copy[i].region = m->region_map[(*events)[i].region];
+    memcpy(m->copy, *events, *n * sizeof(hp_trace_event));
+    for (size_t i = 0; i < *n; i += hp_trace_slots((*events)[i].kind)) {
+        uint32_t kind = (*events)[i].kind; /* only Enter/Leave carry a region id */
+        if (kind == HP_TRACE_ENTER || kind == HP_TRACE_LEAVE)
+            m->copy[i].region = m->region_map[(*events)[i].region];
     }
     *events = m->copy;
     return 1;

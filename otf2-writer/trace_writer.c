@@ -337,6 +337,33 @@ typedef struct location_stream {
     uint64_t written;
 } location_stream;
 
+/* The i-th payload slot after e, as written by hp_trace_add_args. */
+static hp_trace_payload payload_of(const hp_trace_event *e, size_t i)
+{
+    const hp_trace_event *slot = e + 1 + i;
+    return (hp_trace_payload){ slot->time, (uint64_t)slot->kind | (uint64_t)slot->region << 32 };
+}
+
+static OTF2_ErrorCode write_mpi_event(location_stream *s, const hp_trace_event *e, uint64_t t)
+{
+    hp_trace_payload p = payload_of(e, 0);
+    uint32_t peer = (uint32_t)(p.a >> 32), tag = (uint32_t)p.a;
+    switch (e->kind) {
+    case HP_TRACE_MPI_SEND:
+        return OTF2_EvtWriter_MpiSend(s->writer, NULL, t, peer, e->region, tag, p.b);
+    case HP_TRACE_MPI_RECV:
+        return OTF2_EvtWriter_MpiRecv(s->writer, NULL, t, peer, e->region, tag, p.b);
+    case HP_TRACE_COLL_BEGIN:
+        return OTF2_EvtWriter_MpiCollectiveBegin(s->writer, NULL, t);
+    default: { /* HP_TRACE_COLL_END */
+        uint32_t root = (uint32_t)p.a;
+        return OTF2_EvtWriter_MpiCollectiveEnd(s->writer, NULL, t,
+                                               (OTF2_CollectiveOp)(p.a >> 32), e->region,
+                                               root, p.b, payload_of(e, 1).a);
+    }
+    }
+}
+
 static int write_event(hp_trace_writer *w, location_stream *s, const hp_trace_event *e,
                        char *err, size_t errlen)
 {
@@ -353,6 +380,12 @@ static int write_event(hp_trace_writer *w, location_stream *s, const hp_trace_ev
         break;
     case HP_TRACE_LEAVE:
         rc = OTF2_EvtWriter_Leave(s->writer, NULL, t, e->region);
+        break;
+    case HP_TRACE_MPI_SEND:
+    case HP_TRACE_MPI_RECV:
+    case HP_TRACE_COLL_BEGIN:
+    case HP_TRACE_COLL_END:
+        rc = write_mpi_event(s, e, t);
         break;
     default:
         set_error(err, errlen, "%s: location %#" PRIx64 ": event %" PRIu64
@@ -374,9 +407,15 @@ static int write_events(hp_trace_writer *w, location_stream *s,
     size_t n;
     int more;
     while ((more = next(ctx, &events, &n)) == 1)
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; i < n; i += hp_trace_slots(events[i].kind)) {
+            if (i + hp_trace_slots(events[i].kind) > n) {
+                set_error(err, errlen, "%s: location %#" PRIx64 ": an event's arguments are "
+                          "cut off", w->anchor_path, s->id);
+                return -1;
+            }
             if (write_event(w, s, &events[i], err, errlen) != 0)
                 return -1;
+        }
     if (more != 0) {
         set_error(err, errlen, "%s: location %#" PRIx64 ": reading the buffered events failed",
                   w->anchor_path, s->id);

@@ -368,10 +368,12 @@ def c_rule(func, rule, frame="&f"):
 def status_subst(func, rules):
     """Status pointers a rule reads: substitute our own when the user passed IGNORE."""
     lines = []
+    seen = set()  # several rules may read the same status: one substitute
     for _, args in rules:
         for a in args:
             p = func.param(a)
-            if p is not None and p.ctype == "MPI_Status *" and not p.array:
+            if p is not None and p.ctype == "MPI_Status *" and not p.array and a not in seen:
+                seen.add(a)
                 v = "hp_status_" + a
                 lines.append("MPI_Status %s;\n    if (%s == MPI_STATUS_IGNORE)\n        %s = &%s;"
                              % (v, a, a, v))

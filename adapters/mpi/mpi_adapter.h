@@ -63,7 +63,25 @@ typedef struct hp_mpi_frame {
     uint64_t bytes_received;
     uint64_t messages_sent;
     uint64_t messages_received;
+    /* for trace events (HP_ENABLE_TRACING), set by the t* rules (mpi_trace_rules.c) */
+    unsigned trace;        /* HP_MPI_TRACE_* bits */
+    MPI_Comm comm;
+    int send_peer, send_tag;
+    int recv_peer, recv_tag;
+    int root;              /* rank in comm, -1 for none */
 } hp_mpi_frame;
+
+enum {
+    HP_MPI_TRACE_SEND = 1u << 0, /* a blocking send: MpiSend */
+    HP_MPI_TRACE_RECV = 1u << 1, /* a blocking receive: MpiRecv */
+    HP_MPI_TRACE_COLL = 1u << 2  /* a blocking collective: MpiCollectiveBegin/End */
+};
+
+/* The trace rules of mpi-semantics.txt (only record what the events need). */
+void hp_mpi_bytes_tsend(hp_mpi_frame *f, int dest, int tag, MPI_Comm comm);
+void hp_mpi_bytes_trecv(hp_mpi_frame *f, const MPI_Status *status, MPI_Comm comm);
+void hp_mpi_bytes_tcoll(hp_mpi_frame *f, MPI_Comm comm);
+void hp_mpi_bytes_tcollr(hp_mpi_frame *f, int root, MPI_Comm comm);
 
 /* Core side (adapters/mpi/mpi_event.c). hp_mpi_enter returns 1 when the call is measured:
  * its region was entered and the wrapper must call hp_mpi_exit after the real call.

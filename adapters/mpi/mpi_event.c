@@ -12,6 +12,9 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include <otf2/OTF2_Events.h>
 
 #include "adapters/mpi/mpi_adapter.h"
 #include "measurement/config.h"
@@ -74,9 +77,75 @@ int hp_mpi_enter(hp_mpi_frame *f, unsigned fn)
     if (unlikely(r == NULL))
         return 0;
     loc->in_mpi = true;
-    *f = (hp_mpi_frame){ loc, fn, 0, 0, 0, 0 };
+    *f = (hp_mpi_frame){ .loc = loc, .fn = fn, .root = -1 };
     hp_event_enter(loc, r, (uintptr_t)r);
     return 1;
+}
+
+/* OTF2's collective operation of each function plus one (0 = none; OTF2's BARRIER is 0),
+ * filled at start-up. */
+static uint8_t *collective_ops;
+
+static uint8_t collective_op_of(const char *name)
+{
+    static const struct {
+        const char *name;
+        OTF2_CollectiveOp op;
+    } ops[] = {
+        { "MPI_Barrier", OTF2_COLLECTIVE_OP_BARRIER },
+        { "MPI_Bcast", OTF2_COLLECTIVE_OP_BCAST },
+        { "MPI_Reduce", OTF2_COLLECTIVE_OP_REDUCE },
+        { "MPI_Allreduce", OTF2_COLLECTIVE_OP_ALLREDUCE },
+        { "MPI_Gather", OTF2_COLLECTIVE_OP_GATHER },
+        { "MPI_Scatter", OTF2_COLLECTIVE_OP_SCATTER },
+        { "MPI_Allgather", OTF2_COLLECTIVE_OP_ALLGATHER },
+        { "MPI_Alltoall", OTF2_COLLECTIVE_OP_ALLTOALL },
+    };
+    size_t n = strlen(name);
+    if (n > 2 && strcmp(name + n - 2, "_c") == 0) /* large-count variants */
+        n -= 2;
+    for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+        if (strlen(ops[i].name) == n && strncmp(ops[i].name, name, n) == 0)
+            return (uint8_t)(ops[i].op + 1);
+    return 0;
+}
+
+/* OTF2 communicator id: the writer defines MPI_COMM_WORLD as 0 and MPI_COMM_SELF as 1;
+ * communicators the program creates are not defined yet, so their events are left out
+ * (UINT32_MAX). */
+static uint32_t trace_comm_id(MPI_Comm comm)
+{
+    return comm == MPI_COMM_WORLD ? 0 : comm == MPI_COMM_SELF ? 1 : UINT32_MAX;
+}
+
+/* The message and collective events of a measured call, between its Enter (at start)
+ * and its Leave (at now), in time order. */
+static HP_COLD void trace_mpi_events(hp_location *loc, const hp_mpi_frame *f, uint64_t start,
+                                     uint64_t now)
+{
+    uint32_t comm = trace_comm_id(f->comm);
+    if (comm == UINT32_MAX)
+        return;
+    hp_trace_buffer *b = &loc->trace;
+    if (f->trace & HP_MPI_TRACE_SEND) {
+        hp_trace_payload p = { (uint64_t)(uint32_t)f->send_peer << 32 | (uint32_t)f->send_tag,
+                               f->bytes_sent };
+        hp_trace_add_args(b, HP_TRACE_MPI_SEND, comm, start, &p, 1);
+    }
+    uint8_t op = collective_ops != NULL ? collective_ops[f->fn] : 0;
+    if ((f->trace & HP_MPI_TRACE_COLL) && op != 0)
+        hp_trace_add(b, HP_TRACE_COLL_BEGIN, comm, start);
+    if (f->trace & HP_MPI_TRACE_RECV) {
+        hp_trace_payload p = { (uint64_t)(uint32_t)f->recv_peer << 32 | (uint32_t)f->recv_tag,
+                               f->bytes_received };
+        hp_trace_add_args(b, HP_TRACE_MPI_RECV, comm, now, &p, 1);
+    }
+    if ((f->trace & HP_MPI_TRACE_COLL) && op != 0) {
+        uint32_t root = f->root >= 0 ? (uint32_t)f->root : OTF2_UNDEFINED_UINT32;
+        hp_trace_payload p[2] = { { (uint64_t)(op - 1) << 32 | root, f->bytes_sent },
+                                  { f->bytes_received, 0 } };
+        hp_trace_add_args(b, HP_TRACE_COLL_END, comm, now, p, 2);
+    }
 }
 
 void hp_mpi_exit(hp_mpi_frame *f)
@@ -95,6 +164,8 @@ void hp_mpi_exit(hp_mpi_frame *f)
         return;
     }
     hp_cct_node *node = loc->sp[-1].node;
+    if (unlikely(loc->tracing) && f->trace != 0 && node != NULL)
+        trace_mpi_events(loc, f, loc->sp[-1].start, now);
     if (likely(node != NULL)) {
         node->bytes_sent += f->bytes_sent;
         node->bytes_received += f->bytes_received;
@@ -122,8 +193,12 @@ __attribute__((constructor)) static void mpi_setup(void)
     void *regions = hp_memory_pages(hp_mpi_function_count * sizeof(hp_region *));
     if (names == NULL || regions == NULL)
         return; /* budget too small for MPI: calls go unmeasured */
-    for (unsigned i = 0; i < hp_mpi_function_count; i++)
+    collective_ops = hp_memory_pages(hp_mpi_function_count);
+    for (unsigned i = 0; i < hp_mpi_function_count; i++) {
         names[i] = hp_mpi_functions[i].name;
+        if (collective_ops != NULL)
+            collective_ops[i] = collective_op_of(names[i]);
+    }
     hp_location_set_call_names(names, hp_mpi_function_count);
     mpi_regions = regions;
 }

@@ -10,11 +10,32 @@
 #include "location.h"
 #include "timer.h"
 
+static uint64_t sync_t_init, sync_t_fin;
+static double sync_off_init, sync_off_fin;
+
+void hp_trace_output_set_offsets(uint64_t t_init, double off_init, uint64_t t_fin,
+                                 double off_fin)
+{
+    sync_t_init = t_init;
+    sync_off_init = off_init;
+    sync_t_fin = t_fin;
+    sync_off_fin = off_fin;
+}
+
+/* ticks -> ns of the monotonic clock: ns(t) = (t - t0) * s + o. With offsets measured at
+ * T_init and T_fin, global(t) = ns(t) - off(ns(t)) where off interpolates linearly:
+ * off(x) = off_init + k (x - T_init), k = (off_fin - off_init) / (T_fin - T_init); that is
+ * again linear in t: slope (1 - k) s, offset (1 - k) o + k T_init - off_init. */
 hp_trace_clock hp_trace_output_clock(void)
 {
     uint64_t ticks, ns;
     hp_timer_reference(&ticks, &ns);
-    return (hp_trace_clock){ ticks, 1e9 / hp_timer_ticks_per_second(), (double)ns };
+    double s = 1e9 / hp_timer_ticks_per_second(), o = (double)ns;
+    double k = sync_t_fin > sync_t_init
+                   ? (sync_off_fin - sync_off_init) / (double)(sync_t_fin - sync_t_init)
+                   : 0.0;
+    return (hp_trace_clock){ ticks, (1 - k) * s,
+                             (1 - k) * o + k * (double)sync_t_init - sync_off_init };
 }
 
 static uint64_t to_global(const hp_trace_clock *c, uint64_t t)

@@ -17,6 +17,12 @@
 /* This process's mapping of timer ticks to global time. */
 hp_trace_clock hp_trace_output_clock(void);
 
+/* Offsets of this process's monotonic clock against the reference process (MPI rank 0),
+ * measured at two times (ns of this process's clock): global time is then corrected by
+ * linear interpolation between them. Without a call the correction is zero. */
+void hp_trace_output_set_offsets(uint64_t t_init, double off_init, uint64_t t_fin,
+                                 double off_fin);
+
 /* The global time span of this process's locations (first event, last event). */
 void hp_trace_output_span(uint64_t *first, uint64_t *last);
 

@@ -13,10 +13,15 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "adapters/mpi/mpi_adapter.h"
 #include "adapters/mpi/mpi_trace.h"
+#include "measurement/config.h"
 #include "measurement/experiment.h"
+#include "measurement/timer.h"
+#include "measurement/trace_output.h"
 #include "measurement/profile_build.h"
 #include "measurement/profile_merge.h"
 #include "measurement/runtime.h"
@@ -25,6 +30,59 @@ enum { UNIFY_TAG = 7301, DIRECTORY_SIZE = 4096, CHUNK = 1 << 30 };
 
 static MPI_Comm unify_comm = MPI_COMM_NULL;
 static int world_rank, world_size;
+
+/* Offset of this rank's monotonic clock against rank 0's, in ns (0 on rank 0): rank 0
+ * exchanges a few round trips with every rank on another host in turn and takes the one
+ * with the shortest round trip (the smallest error); the rank learns its offset from
+ * rank 0. Ranks on rank 0's host share its CLOCK_MONOTONIC exactly, so they measure
+ * nothing: a measured offset could only add the error of an asymmetric round trip. */
+enum { SYNC_ROUNDS = 10, SYNC_TAG = 7302, HOST_SIZE = 256 };
+
+static double measure_offset(MPI_Comm comm, int rank, int size)
+{
+    char host[HOST_SIZE] = "", root_host[HOST_SIZE] = "";
+    gethostname(host, sizeof(host) - 1);
+    memcpy(root_host, host, sizeof(host));
+    PMPI_Bcast(root_host, HOST_SIZE, MPI_CHAR, 0, comm);
+    int remote = strcmp(host, root_host) != 0;
+    int *remote_ranks = rank == 0 ? calloc((size_t)size, sizeof(int)) : NULL;
+    PMPI_Gather(&remote, 1, MPI_INT, remote_ranks, 1, MPI_INT, 0, comm);
+    double offset = 0;
+    for (int peer = 1; peer < size; peer++) {
+        int measured = rank == 0 ? (remote_ranks != NULL && remote_ranks[peer]) : remote;
+        if (!measured)
+            continue;
+        if (rank == 0) {
+            double best_rtt = 1e300, best = 0;
+            for (int i = 0; i < SYNC_ROUNDS; i++) {
+                uint64_t t_remote, t_send = hp_timer_monotonic_ns();
+                PMPI_Send(&t_send, 1, MPI_UINT64_T, peer, SYNC_TAG, comm);
+                PMPI_Recv(&t_remote, 1, MPI_UINT64_T, peer, SYNC_TAG, comm,
+                          MPI_STATUS_IGNORE);
+                uint64_t t_back = hp_timer_monotonic_ns();
+                double rtt = (double)(t_back - t_send);
+                if (rtt < best_rtt) {
+                    best_rtt = rtt;
+                    best = (double)t_remote - ((double)t_send + rtt / 2);
+                }
+            }
+            PMPI_Send(&best, 1, MPI_DOUBLE, peer, SYNC_TAG, comm);
+        } else if (rank == peer) {
+            for (int i = 0; i < SYNC_ROUNDS; i++) {
+                uint64_t t;
+                PMPI_Recv(&t, 1, MPI_UINT64_T, 0, SYNC_TAG, comm, MPI_STATUS_IGNORE);
+                t = hp_timer_monotonic_ns();
+                PMPI_Send(&t, 1, MPI_UINT64_T, 0, SYNC_TAG, comm);
+            }
+            PMPI_Recv(&offset, 1, MPI_DOUBLE, 0, SYNC_TAG, comm, MPI_STATUS_IGNORE);
+        }
+    }
+    free(remote_ranks);
+    return offset;
+}
+
+static uint64_t sync_time_init;
+static double sync_offset_init;
 
 /* The rank of a process whose MPI was initialized without our MPI_Init wrapper seeing
  * it; -1 when MPI was never initialized. */
@@ -64,6 +122,10 @@ void hp_mpi_after_init(void)
         PMPI_Bcast(dir, sizeof(dir), MPI_CHAR, 0, unify_comm);
     if (world_rank != 0 && dir[0] != '\0')
         hp_experiment_set_directory(dir);
+    if (unify_comm != MPI_COMM_NULL && hp_cfg.enable_tracing) { /* same on every rank */
+        sync_time_init = hp_timer_monotonic_ns();
+        sync_offset_init = measure_offset(unify_comm, world_rank, world_size);
+    }
     if (measuring)
         hp_runtime_set_mpi(world_rank, world_size);
 }
@@ -164,7 +226,12 @@ void hp_mpi_before_finalize(void)
     unify(&acc, &have);
     if (world_rank == 0 && have)
         hp_experiment_write_profile(&acc.profile, "");
-    if (hp_runtime_tracing()) /* the same on every rank: one configuration per job */
+    if (hp_cfg.enable_tracing) { /* the same on every rank: one configuration per job */
+        uint64_t t_fin = hp_timer_monotonic_ns();
+        double off_fin = measure_offset(unify_comm, world_rank, world_size);
+        hp_trace_output_set_offsets(sync_time_init, sync_offset_init, t_fin, off_fin);
+    }
+    if (hp_runtime_tracing())
         hp_mpi_trace_write(hp_experiment_directory(), world_rank == 0 && have ? &acc.profile
                                                                              : NULL,
                            unify_comm, world_rank, world_size);

@@ -81,7 +81,7 @@ static int create_directory(time_t start, char *dir, size_t size)
 }
 
 /* Collects lines about degraded measurement for summary.txt and stderr. */
-static size_t collect_notes(char notes[][256], const hp_profile *p)
+static size_t collect_notes(char notes[][256])
 {
     uint64_t dropped = 0, mismatched = 0, unmatched = 0, lost_nodes = 0;
     for (hp_location *l = hp_location_list(); l != NULL; l = l->next) {
@@ -115,7 +115,6 @@ static size_t collect_notes(char notes[][256], const hp_profile *p)
     if (hp_region_unknown_count() > 0)
         snprintf(notes[n++], 256, "%llu functions had no symbol and are named "
                  "UNKNOWN@<address>", (unsigned long long)hp_region_unknown_count());
-    (void)p;
     return n;
 }
 
@@ -239,7 +238,7 @@ void hp_experiment_write_profile(const hp_profile *p, const char *suffix)
                                                                sizeof(directory)) < 0)
         return;
     char notes[MAX_NOTES][256], name[64];
-    size_t nnotes = collect_notes(notes, p);
+    size_t nnotes = collect_notes(notes);
     snprintf(name, sizeof(name), "profile%s.cubex", suffix);
     write_cube(directory, name, p);
     snprintf(name, sizeof(name), "summary%s.txt", suffix);

@@ -197,12 +197,6 @@ int hp_runtime_rank(void)
     return mpi_rank;
 }
 
-bool hp_runtime_tracing(void)
-{
-    int s = atomic_load(&state);
-    return hp_cfg.enable_tracing && (s == STATE_RUNNING || s == STATE_DONE);
-}
-
 time_t hp_runtime_start_time(void)
 {
     return start_wall_time;

@@ -41,10 +41,6 @@ void hp_runtime_set_mpi(int rank, int size);
 bool hp_runtime_mpi_active(void);
 int hp_runtime_rank(void);
 
-/* True when this run records a trace (HP_ENABLE_TRACING and measurement running or
- * just ended). */
-bool hp_runtime_tracing(void);
-
 /* Wall-clock time when measurement started (names the experiment directory). */
 time_t hp_runtime_start_time(void);
 

@@ -38,26 +38,6 @@ hp_trace_clock hp_trace_output_clock(void)
                              (1 - k) * o + k * (double)sync_t_init - sync_off_init };
 }
 
-static uint64_t to_global(const hp_trace_clock *c, uint64_t t)
-{
-    double v = (double)(int64_t)(t - c->t0) * c->slope + c->offset;
-    return v > 0 ? (uint64_t)v : 0;
-}
-
-void hp_trace_output_span(uint64_t *first, uint64_t *last)
-{
-    hp_trace_clock c = hp_trace_output_clock();
-    *first = UINT64_MAX;
-    *last = 0;
-    for (hp_location *l = hp_location_list(); l != NULL; l = l->next) {
-        uint64_t a = to_global(&c, l->start_time), b = to_global(&c, l->end_time);
-        *first = a < *first ? a : *first;
-        *last = b > *last ? b : *last;
-    }
-    if (*first > *last)
-        *first = *last;
-}
-
 /* Locations by id, as the profile orders them (ids have no gaps once published). */
 static hp_location **locations_in_order(size_t *count)
 {
@@ -111,6 +91,7 @@ int hp_trace_output_locations(hp_trace_writer *w, int rank, const uint32_t *regi
     if (locs == NULL)
         return -1;
     hp_trace_clock clock = hp_trace_output_clock();
+    uint64_t clamped_before = hp_trace_writer_clamped(w);
     int rc = 0;
     for (size_t i = 0; i < n; i++) {
         counts[i] = 0;
@@ -139,7 +120,20 @@ int hp_trace_output_locations(hp_trace_writer *w, int rank, const uint32_t *regi
         free(m.copy);
     }
     free(locs);
+    uint64_t clamped = hp_trace_writer_clamped(w) - clamped_before;
+    if (clamped > 0)
+        fprintf(stderr, "hpmeasure: trace: %llu timestamps of rank %d went backwards after "
+                        "clock correction and were raised to their predecessor\n",
+                (unsigned long long)clamped, rank);
     return rc;
+}
+
+void hp_trace_output_span(const hp_trace_writer *w, uint64_t *first, uint64_t *last)
+{
+    if (!hp_trace_writer_time_range(w, first, last)) { /* no events: neutral for min/max */
+        *first = UINT64_MAX;
+        *last = 0;
+    }
 }
 
 void hp_trace_output_serial(const char *directory, const hp_profile *p)
@@ -153,8 +147,9 @@ void hp_trace_output_serial(const char *directory, const hp_profile *p)
     size_t n = hp_location_count() > p->nlocations ? hp_location_count() : p->nlocations;
     uint64_t *counts = calloc(n ? n : 1, sizeof(uint64_t));
     uint64_t first, last;
-    hp_trace_output_span(&first, &last);
-    if (counts == NULL || hp_trace_output_locations(w, 0, NULL, counts) < 0 ||
+    int rc = counts != NULL ? hp_trace_output_locations(w, 0, NULL, counts) : -1;
+    hp_trace_output_span(w, &first, &last);
+    if (rc < 0 ||
         hp_trace_writer_global_defs(w, p, counts, 1e9, first, last, err, sizeof(err)) < 0)
         fprintf(stderr, "hpmeasure: trace: %s\n", counts == NULL ? "out of memory" : err);
     if (hp_trace_writer_close(w, err, sizeof(err)) < 0)

@@ -23,8 +23,9 @@ hp_trace_clock hp_trace_output_clock(void);
 void hp_trace_output_set_offsets(uint64_t t_init, double off_init, uint64_t t_fin,
                                  double off_fin);
 
-/* The global time span of this process's locations (first event, last event). */
-void hp_trace_output_span(uint64_t *first, uint64_t *last);
+/* The global time span of the events this process wrote into w (UINT64_MAX, 0 when it
+ * wrote none), to be reduced with min/max over the processes. */
+void hp_trace_output_span(const hp_trace_writer *w, uint64_t *first, uint64_t *last);
 
 /* Writes every location of this process into w, with region ids translated by
  * region_map (local id -> global id; NULL = the same). counts receives one event count

@@ -6,8 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
-
 static uint32_t slot_hash(uint32_t parent, uint32_t region)
 {
     uint64_t k = ((uint64_t)parent << 32 | region) * 0x9E3779B97F4A7C15ull;
@@ -23,7 +21,8 @@ int hp_union_init(hp_union_tree *u, uint32_t root_region)
     u->slots = calloc(u->mask + 1, sizeof(uint32_t));
     if (u->nodes == NULL || u->slots == NULL)
         return -1;
-    u->nodes[0] = (hp_union_node){ root_region, HP_UNION_NONE, HP_UNION_NONE, HP_UNION_NONE, HP_UNION_NONE, 0 };
+    u->nodes[0] = (hp_union_node){ root_region, HP_UNION_NONE, HP_UNION_NONE,
+                                   HP_UNION_NONE, HP_UNION_NONE, 0 };
     u->count = 1;
     return 0;
 }

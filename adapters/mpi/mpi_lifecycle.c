@@ -226,15 +226,16 @@ void hp_mpi_before_finalize(void)
     unify(&acc, &have);
     if (world_rank == 0 && have)
         hp_experiment_write_profile(&acc.profile, "");
-    if (hp_cfg.enable_tracing) { /* the same on every rank: one configuration per job */
+    /* Collective, so decided by the configuration, the same on every rank (not by whether
+     * this rank measured): a rank without data takes part with nothing to write. */
+    if (hp_cfg.enable_tracing) {
         uint64_t t_fin = hp_timer_monotonic_ns();
         double off_fin = measure_offset(unify_comm, world_rank, world_size);
         hp_trace_output_set_offsets(sync_time_init, sync_offset_init, t_fin, off_fin);
-    }
-    if (hp_runtime_tracing())
         hp_mpi_trace_write(hp_experiment_directory(), world_rank == 0 && have ? &acc.profile
                                                                              : NULL,
                            unify_comm, world_rank, world_size);
+    }
     if (have)
         hp_owned_profile_release(&acc);
     PMPI_Comm_free(&unify_comm);

@@ -168,7 +168,7 @@ void hp_mpi_trace_write(const char *directory, const hp_profile *merged, MPI_Com
         hp_trace_output_locations(w, rank, map, mine);
     uint64_t *all = gather_counts(mine, mine != NULL ? nlocal : 0, comm, rank, size);
     uint64_t span[2], global_span[2];
-    hp_trace_output_span(&span[0], &span[1]);
+    hp_trace_output_span(w, &span[0], &span[1]);
     PMPI_Reduce(&span[0], &global_span[0], 1, MPI_UINT64_T, MPI_MIN, 0, comm);
     PMPI_Reduce(&span[1], &global_span[1], 1, MPI_UINT64_T, MPI_MAX, 0, comm);
     if (rank == 0 && (all == NULL ||

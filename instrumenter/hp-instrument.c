@@ -349,7 +349,7 @@ out:
 static char **build_command(int argc, char **argv, const struct invocation *inv,
                             enum build_mode mode, const struct added_words *w)
 {
-    enum { MAX_ADDED = 8 };
+    enum { MAX_ADDED = 10 };
     size_t n_user = (size_t)(argc - inv->compiler_index);
     char **cmd = calloc(n_user + MAX_ADDED + 1, sizeof(*cmd));
     size_t n = 0;
@@ -369,6 +369,11 @@ static char **build_command(int argc, char **argv, const struct invocation *inv,
     if (mode == MODE_LINK) {
         cmd[n++] = w->libdir_flag;
         cmd[n++] = w->rpath_flag;
+        if (inv->flags & OPT_NOCOMPILER) { /* the marker that makes sampling the default */
+            cmd[n++] = "-Wl,--undefined=hp_nocompiler_build,"
+                       "--export-dynamic-symbol=hp_nocompiler_build";
+            cmd[n++] = "-lhpmeasure_nocompiler";
+        }
         cmd[n++] = "-Wl,--push-state,--no-as-needed";
         cmd[n++] = links_mpi(argc, argv, inv->compiler_index) ? "-lhpmeasure_mpi"
                                                               : "-lhpmeasure";

@@ -36,8 +36,10 @@ static void print_usage(FILE *out)
             "Runs <command> with the MPI measurement preloaded, for MPI programs that were\n"
             "not built with hp-instrument, e.g.\n\n"
             "  " PROG " mpiexec -n 4 ./app\n\n"
-            "MPI calls are measured (time, visits, bytes) and written to one experiment\n"
-            "directory per job, as with hp-instrument; HP_* variables apply as usual.\n\n"
+            "MPI calls are measured (time, visits, bytes), the rest is sampled (1000 Hz\n"
+            "unless HP_SAMPLING_FREQUENCY is set), and the call-path profile is written to\n"
+            "one experiment directory per job, as with hp-instrument; HP_* variables apply\n"
+            "as usual.\n\n"
             "options:\n"
             "  --help       this text\n"
             "  --version    the version\n"
@@ -92,8 +94,14 @@ static char *preload_value(const char *library)
     return value;
 }
 
+/* The program was not rebuilt, so only sampling can show its call paths: on by default
+ * (an HP_SAMPLING_FREQUENCY the user set, including 0, stays). */
+#define DEFAULT_SAMPLING_HZ "1000"
+
 static void print_command(FILE *out, const char *preload, char **command)
 {
+    if (getenv("HP_SAMPLING_FREQUENCY") == NULL)
+        fprintf(out, "HP_SAMPLING_FREQUENCY=" DEFAULT_SAMPLING_HZ " ");
     fprintf(out, "LD_PRELOAD=%s", preload);
     for (char **word = command; *word != NULL; word++)
         fprintf(out, " %s", *word);
@@ -122,7 +130,8 @@ int main(int argc, char **argv)
         print_command(flags & OPT_DRY_RUN ? stdout : stderr, preload, argv + first);
     if (flags & OPT_DRY_RUN)
         return 0;
-    if (setenv("LD_PRELOAD", preload, 1) != 0) {
+    if (setenv("LD_PRELOAD", preload, 1) != 0 ||
+        setenv("HP_SAMPLING_FREQUENCY", DEFAULT_SAMPLING_HZ, 0) != 0) {
         perror(PROG ": setenv");
         return 1;
     }

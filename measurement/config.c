@@ -53,7 +53,20 @@ static const config_var config_vars[] = {
       "Timer: tsc (the CPU's invariant time-stamp counter; falls back to monotonic when the "
       "CPU has none) or monotonic (clock_gettime)." },
     { "HP_SAMPLING_FREQUENCY", VAR_UINT, "0", FIELD(sampling_frequency),
-      "Sampling frequency in Hz, 0 = off (sampling is not available yet in this version)." },
+      "Timer sampling per thread in Hz (wall-clock), 0 = off, at most 100000. Default 0, "
+      "but 1000 for programs built with hp-instrument --nocompiler and run by hp-run. See "
+      "doc/sampling.md." },
+    { "HP_MPI_UNWIND_EXCLUDE", VAR_STRING,
+      "MPI_Comm_rank,MPI_Comm_size,MPI_Wtime,MPI_Wtick,MPI_Test,MPI_Testany,MPI_Testall,"
+      "MPI_Testsome,MPI_Test_cancelled,MPI_Iprobe,MPI_Improbe,MPI_Request_get_status,"
+      "MPI_Initialized,MPI_Finalized,MPI_Query_thread,MPI_Is_thread_main,MPI_Comm_get_attr,"
+      "MPI_Type_size,MPI_Get_count",
+      FIELD(mpi_unwind_exclude),
+      "With sampling: MPI functions whose calls do not unwind to learn their call path (cheap, "
+      "frequent calls); they are still measured, directly below the innermost instrumented "
+      "region (or the program). Empty = every call unwinds." },
+    { "HP_UNWIND_THUNKS", VAR_BOOL, "false", FIELD(unwind_thunks),
+      "Thunk-stack prefix reuse while unwinding (not available yet in this version)." },
     { "HP_MPI_ENABLE_GROUPS", VAR_STRING, "default", FIELD(mpi_enable_groups),
       "MPI function groups to measure (Score-P's names: all, default, cg, coll, env, err, "
       "ext, io, misc, p2p, rma, spawn, topo, type, xnonblock, xreqtest; default = cg, coll, "

@@ -19,6 +19,7 @@
 #include "profile_build.h"
 #include "region.h"
 #include "runtime.h"
+#include "sampling.h"
 #include "summary.h"
 #include "timer.h"
 #include "trace_output.h"
@@ -218,6 +219,19 @@ static int add_unmeasured(hp_profile_data *d)
     return 0;
 }
 
+static void add_sampling(hp_profile_data *d)
+{
+    hp_sampling_stats s;
+    uint64_t interval_ns;
+    hp_sampling_collect(&s, &interval_ns);
+    hp_profile_sampling *out = &d->profile.sampling;
+    *out = (hp_profile_sampling){ hp_cfg.sampling_frequency, s.samples, s.attributed,
+                                  s.in_mpi, s.busy, s.failed + s.truncated, s.unanchored,
+                                  s.mpi_unwinds, { 0 } };
+    for (int i = 0; i < HP_PROFILE_SAMPLING_BUCKETS && i < HP_SAMPLING_BUCKETS; i++)
+        out->histogram[i] = s.histogram[i];
+}
+
 int hp_experiment_build(hp_profile_data *d)
 {
     static char host[256] = "localhost";
@@ -229,6 +243,7 @@ int hp_experiment_build(hp_profile_data *d)
         fprintf(stderr, "hpmeasure: out of memory while building the profile\n");
         return -1;
     }
+    add_sampling(d);
     return 0;
 }
 

@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 #include "runtime.h"
+#include "sampling.h"
 #include "timer.h"
 
 _Thread_local hp_location *hp__tls_location __attribute__((tls_model("initial-exec")));
@@ -43,6 +44,7 @@ static void on_thread_end(void *arg)
 {
     hp_location *loc = arg;
     atomic_fetch_or(&loc->busy, HP_BUSY_STOPPED);
+    hp_sampling_thread_stop(loc);
     hp_location_close(loc, hp_timer_now());
     loc->ended = true;
 }
@@ -116,6 +118,7 @@ hp_location *hp__location_attach(void)
     pthread_once(&thread_end_once, create_thread_end_key);
     pthread_setspecific(thread_end_key, loc);
     hp__tls_location = loc;
+    hp_sampling_thread_start(loc);
     return loc;
 }
 
@@ -140,6 +143,15 @@ void hp__location_stack_shrink(hp_location *loc)
     loc->sp = prev->limit;
 }
 
+/* The node of the frame below f (in chunk c), or the root for the outermost frame. */
+static hp_cct_node *outer_node(const hp_location *loc, const hp_stack_chunk *c,
+                               const hp_frame *f)
+{
+    if (f > c->base)
+        return f[-1].node;
+    return c->prev != NULL ? c->prev->limit[-1].node : loc->cct.root;
+}
+
 void hp_location_close(hp_location *loc, uint64_t now)
 {
     if (atomic_exchange(&loc->closed, 1))
@@ -158,6 +170,8 @@ void hp_location_close(hp_location *loc, uint64_t now)
         --f;
         if (f->node != NULL && f->start <= now) {
             hp_cct_visit_end(f->node, now - f->start);
+            /* an MPI call below an unwound path: the path's nodes include its time */
+            hp_sampling_path_add(f->parent, outer_node(loc, c, f), now - f->start);
             if (loc->tracing) /* innermost first: the trace stays balanced */
                 hp_trace_add(&loc->trace, HP_TRACE_LEAVE, f->node->region->id, now);
         }

@@ -11,6 +11,7 @@
 #ifndef HP_MEASUREMENT_LOCATION_H
 #define HP_MEASUREMENT_LOCATION_H
 
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -64,6 +65,10 @@ typedef struct hp_location {
     uint64_t max_depth;
     bool in_mpi;                /* inside a measured MPI call: nested ones are not measured */
     bool tracing;               /* record events in trace (HP_ENABLE_TRACING) */
+    volatile sig_atomic_t in_core; /* set while the thread changes this location: the
+                                      sampling signal handler then leaves it alone */
+    uint64_t mpi_ticks;         /* time in measured MPI calls so far (sampling accounting) */
+    struct hp_sampling *sampling; /* sampling state, NULL when not sampled */
     hp_trace_buffer trace;
     hp_cache_entry cache[HP_REGION_CACHE_SIZE];
 
@@ -92,6 +97,21 @@ hp_location *hp__location_attach(void);
 static inline bool hp_location_ignores_events(hp_location *loc)
 {
     return atomic_load_explicit(&loc->busy, memory_order_relaxed) != 0;
+}
+
+/* Brackets every change a thread makes to its own location, so that a sampling signal
+ * arriving meanwhile only counts itself. The signal fences keep the compiler from moving
+ * the location's updates out of the bracket. */
+static inline void hp_location_enter_core(hp_location *loc)
+{
+    loc->in_core = 1;
+    atomic_signal_fence(memory_order_seq_cst);
+}
+
+static inline void hp_location_leave_core(hp_location *loc)
+{
+    atomic_signal_fence(memory_order_seq_cst);
+    loc->in_core = 0;
 }
 
 static inline hp_location *hp_location_get(void)

@@ -86,6 +86,23 @@ typedef struct hp_profile_call_count {
     uint64_t calls;
 } hp_profile_call_count;
 
+/* Sampling statistics of the experiment (sums over locations and processes; all zero
+ * when nothing was sampled). Every field is a uint64_t: they are summed field by field. */
+enum { HP_PROFILE_SAMPLING_BUCKETS = 12 };
+typedef struct hp_profile_sampling {
+    uint64_t frequency;   /* Hz per thread (the largest of the processes) */
+    uint64_t samples;     /* timer signals that reached measured threads */
+    uint64_t attributed;  /* unwound and added to the call tree */
+    uint64_t in_mpi;      /* ignored: inside MPI */
+    uint64_t busy;        /* counted, not unwound: inside the measurement core */
+    uint64_t failed;      /* failed or truncated unwinds (UNWIND FAILED) */
+    uint64_t unanchored;  /* instrumented caller not on the stack: time left with it */
+    uint64_t mpi_unwinds; /* MPI calls whose call path was unwound */
+    /* effective sample intervals in tenths of the nominal one: [0,10%) ... [100,110%),
+       then 110% and more */
+    uint64_t histogram[HP_PROFILE_SAMPLING_BUCKETS];
+} hp_profile_sampling;
+
 typedef struct hp_profile {
     const char *creator;      /* e.g. "hpmeasure 0.1.0" */
     const char *machine_name; /* system tree root, e.g. "Linux" */
@@ -107,6 +124,8 @@ typedef struct hp_profile {
 
     const hp_profile_call_count *unmeasured; /* may be NULL when nunmeasured == 0 */
     size_t nunmeasured;
+
+    hp_profile_sampling sampling;
 } hp_profile;
 
 #endif

@@ -56,7 +56,8 @@ static int walk_location(hp_union_tree *u, const hp_location *loc,
         size_t first = s.count;
         for (const hp_cct_node *c = it.node->first_child; c != NULL && rc == 0;
              c = c->next_sibling)
-            rc = stack_push(&s, c, HP_UNION_NONE);
+            if (c->region->id != UINT32_MAX) /* a sampled function never named (budget) */
+                rc = stack_push(&s, c, HP_UNION_NONE);
         for (size_t i = s.count; i-- > first && rc == 0;) { /* oldest child is last */
             s.items[i].uid = hp_union_child(u, it.uid, s.items[i].node->region->id);
             if (s.items[i].uid == HP_UNION_NONE)

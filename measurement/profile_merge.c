@@ -104,8 +104,21 @@ static storage *storage_new(hp_profile *p, size_t nregions, size_t ncnodes, size
     *p = (hp_profile){ NULL, NULL, st->regions, nregions, st->cnodes, ncnodes,
                        st->nodes, nnodes, st->processes, nprocesses,
                        st->locations, nlocations, st->metrics, nmetrics,
-                       st->unmeasured, nunmeasured };
+                       st->unmeasured, nunmeasured, { 0 } };
     return st;
+}
+
+enum { SAMPLING_FIELDS = sizeof(hp_profile_sampling) / sizeof(uint64_t) };
+
+/* Sums of two processes' sampling statistics; the frequency is the larger one. */
+static void merge_sampling(hp_profile_sampling *out, const hp_profile_sampling *a,
+                           const hp_profile_sampling *b)
+{
+    const uint64_t *x = (const uint64_t *)a, *y = (const uint64_t *)b;
+    uint64_t *sum = (uint64_t *)out;
+    for (size_t i = 0; i < SAMPLING_FIELDS; i++)
+        sum[i] = x[i] + y[i];
+    out->frequency = a->frequency > b->frequency ? a->frequency : b->frequency;
 }
 
 /* ---- serialization ------------------------------------------------------------------ */
@@ -200,6 +213,9 @@ int hp_profile_serialize(const hp_profile *p, void **buffer, size_t *length)
         put_u32(&w, p->unmeasured[i].process);
         put_u64(&w, p->unmeasured[i].calls);
     }
+    const uint64_t *sampling = (const uint64_t *)&p->sampling;
+    for (size_t i = 0; i < SAMPLING_FIELDS; i++)
+        put_u64(&w, sampling[i]);
     if (w.failed) {
         free(w.data);
         return -1;
@@ -345,6 +361,9 @@ int hp_profile_deserialize(const void *buffer, size_t length, hp_owned_profile *
         if (st->unmeasured[i].process >= p->nprocesses)
             r.failed = 1;
     }
+    uint64_t *sampling = (uint64_t *)&p->sampling;
+    for (size_t i = 0; i < SAMPLING_FIELDS; i++)
+        sampling[i] = get_u64(&r);
     if (r.failed || r.pos != length || check_indices(p) < 0) {
         hp_owned_profile_release(out);
         return -1;
@@ -589,6 +608,7 @@ int hp_profile_merge(const hp_profile *a, const hp_profile *b, hp_owned_profile 
     }
     p->creator = a->creator;
     p->machine_name = a->machine_name;
+    merge_sampling(&p->sampling, &a->sampling, &b->sampling);
     copy_values(p, a, &w.u, w.uid_a, 0);
     copy_values(p, b, &w.u, w.uid_b, a->nlocations);
     if (own_all_strings(st, p) < 0)

@@ -11,6 +11,7 @@
  */
 #include "region.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -31,7 +32,11 @@ typedef struct addr_table {
     addr_slot slots[];
 } addr_table;
 
-enum { INITIAL_TABLE_CAPACITY = 1024, INITIAL_REGION_CAPACITY = 256 };
+enum {
+    INITIAL_TABLE_CAPACITY = 1024,
+    INITIAL_REGION_CAPACITY = 256,
+    SAMPLED_CAPACITY = 1u << 15 /* distinct sampled functions that are not measured */
+};
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic(addr_table *) table;
@@ -42,6 +47,12 @@ static hp_arena registry_arena;
 static const hp_filter *region_filter;
 static int symbols_state; /* 0 = not started, 1 = ready, -1 = failed */
 static uint64_t unknown_count;
+/* Placeholders of sampled functions, by start address: a fixed-size open-addressing table
+ * whose slots go from NULL to a region exactly once (CAS), so signal handlers of any
+ * thread can insert and look up without a lock. */
+static _Atomic(hp_region *) *sampled;
+
+static int regions_append(hp_region *r);
 
 static inline uint32_t addr_hash(uintptr_t addr)
 {
@@ -66,6 +77,79 @@ int hp_region_init(const hp_filter *filter)
     region_capacity = INITIAL_REGION_CAPACITY;
     atomic_store(&table, t);
     return 0;
+}
+
+/* The sampled table costs 256 KiB of budget: only taken when sampling is on. */
+static _Atomic(hp_region *) *sampled_table(void)
+{
+    return atomic_load_explicit(&sampled, memory_order_acquire);
+}
+
+int hp_region_enable_sampling(void)
+{
+    void *t = hp_memory_pages(SAMPLED_CAPACITY * sizeof(hp_region *));
+    if (t == NULL)
+        return -1;
+    atomic_store_explicit(&sampled, t, memory_order_release);
+    return 0;
+}
+
+/* The placeholder for start, or NULL. */
+static hp_region *sampled_find(uintptr_t start)
+{
+    _Atomic(hp_region *) *t = sampled_table();
+    if (t == NULL)
+        return NULL;
+    for (uint32_t i = addr_hash(start) & (SAMPLED_CAPACITY - 1), n = 0; n < SAMPLED_CAPACITY;
+         i = (i + 1) & (SAMPLED_CAPACITY - 1), n++) {
+        hp_region *r = atomic_load_explicit(&t[i], memory_order_acquire);
+        if (r == NULL || r->addr == start)
+            return r;
+    }
+    return NULL;
+}
+
+hp_region *hp_region_for_sample(uintptr_t start, hp_arena *arena)
+{
+    hp_region *r = hp_region_find(start);
+    if (r != NULL && r != HP_REGION_FILTERED)
+        return r;
+    _Atomic(hp_region *) *t = sampled_table();
+    if (t == NULL)
+        return NULL;
+    hp_region *mine = NULL;
+    for (uint32_t i = addr_hash(start) & (SAMPLED_CAPACITY - 1), n = 0; n < SAMPLED_CAPACITY;
+         i = (i + 1) & (SAMPLED_CAPACITY - 1), n++) {
+        r = atomic_load_explicit(&t[i], memory_order_acquire);
+        if (r == NULL) {
+            if (mine == NULL && (mine = hp_arena_alloc(arena, sizeof(*mine))) == NULL)
+                return NULL;
+            mine->addr = start;
+            mine->id = UINT32_MAX;
+            mine->paradigm = HP_PARADIGM_COMPILER;
+            mine->role = HP_ROLE_FUNCTION;
+            if (atomic_compare_exchange_strong(&t[i], &r, mine))
+                return mine;
+            /* another thread took the slot: r is its region, fall through to compare */
+        }
+        if (r->addr == start)
+            return r; /* `mine`, if allocated, stays unused in the arena */
+    }
+    return NULL;
+}
+
+/* Fills in a placeholder from its symbol (caller holds the lock). */
+static int adopt_placeholder(hp_region *r, const char *name, const char *mangled,
+                             const char *file, int line)
+{
+    r->name = hp_arena_strdup(&registry_arena, name);
+    r->mangled = strcmp(mangled, name) == 0 ? r->name
+                                            : hp_arena_strdup(&registry_arena, mangled);
+    r->file = hp_arena_strdup(&registry_arena, file);
+    if (r->name == NULL || r->mangled == NULL || r->file == NULL)
+        return -1;
+    r->line = line;
+    return regions_append(r);
 }
 
 hp_region *hp_region_find(uintptr_t addr)
@@ -172,8 +256,51 @@ static hp_region *resolve_address(uintptr_t addr)
     if (region_filter != NULL && hp_filter_excludes(region_filter, sym.file, sym.name,
                                                     sym.mangled))
         return HP_REGION_FILTERED;
+    hp_region *placeholder = sampled_find(addr); /* sampled before its first enter */
+    if (placeholder != NULL && placeholder->id == UINT32_MAX)
+        return adopt_placeholder(placeholder, sym.name, sym.mangled, sym.file, sym.line) == 0
+                   ? placeholder : NULL;
     return region_new(sym.name, sym.mangled, sym.file, sym.line, HP_PARADIGM_COMPILER,
                       HP_ROLE_FUNCTION);
+}
+
+/* A sampled address without a symbol (a PLT stub, the vDSO's internals): named by its
+ * object and offset, which are the same in every process of a job. */
+static void unknown_name(uintptr_t addr, char *name, size_t size)
+{
+    Dl_info info;
+    if (dladdr((void *)addr, &info) != 0 && info.dli_fname != NULL && info.dli_fbase != NULL) {
+        const char *base = strrchr(info.dli_fname, '/');
+        snprintf(name, size, "UNKNOWN@%s+0x%lx", base != NULL ? base + 1 : info.dli_fname,
+                 (unsigned long)(addr - (uintptr_t)info.dli_fbase));
+    } else {
+        snprintf(name, size, "UNKNOWN@0x%lx", (unsigned long)addr);
+    }
+}
+
+void hp_region_resolve_sampled(void)
+{
+    _Atomic(hp_region *) *t = sampled_table();
+    if (t == NULL)
+        return;
+    pthread_mutex_lock(&registry_lock);
+    if (symbols_state == 0)
+        symbols_state = hp_symbols_init() == 0 ? 1 : -1;
+    for (uint32_t i = 0; i < SAMPLED_CAPACITY; i++) {
+        hp_region *r = atomic_load_explicit(&t[i], memory_order_acquire);
+        if (r == NULL || r->id != UINT32_MAX)
+            continue;
+        hp_symbol sym;
+        if (symbols_state > 0 && hp_symbols_lookup(r->addr, &sym) == 0) {
+            adopt_placeholder(r, sym.name, sym.mangled, sym.file, sym.line);
+        } else {
+            char name[320];
+            unknown_name(r->addr, name, sizeof(name));
+            unknown_count++;
+            adopt_placeholder(r, name, name, "", -1);
+        }
+    }
+    pthread_mutex_unlock(&registry_lock);
 }
 
 hp_region *hp_region_for_address(uintptr_t addr)

@@ -42,6 +42,7 @@ typedef struct hp_region {
 #define HP_REGION_FILTERED ((hp_region *)(uintptr_t)1)
 
 struct hp_filter;
+struct hp_arena;
 
 /* Sets up the registry. filter may be NULL. Returns 0 or -1 (budget too small). */
 int hp_region_init(const struct hp_filter *filter);
@@ -58,6 +59,22 @@ hp_region *hp_region_for_address(uintptr_t addr);
  * regions). Returns NULL when the budget is used up. */
 hp_region *hp_region_define(const char *name, const char *file, int line,
                             hp_paradigm paradigm, const char *role);
+
+/* Reserves the table of sampled functions (sampling start-up). Returns 0 or -1. */
+int hp_region_enable_sampling(void);
+
+/* Sampling (async-signal-safe, lock-free): the region of a function start address
+ * found by unwinding. A known, measured address gives its region; otherwise (filtered or
+ * not seen yet) a placeholder is created from `arena` (the calling thread's, which must not
+ * be in use) that carries only the address: its name and id are filled in by
+ * hp_region_resolve_sampled() or when the compiler adapter meets the address. Returns
+ * NULL when the sampled-address table is full or the budget is used up. */
+hp_region *hp_region_for_sample(uintptr_t start, struct hp_arena *arena);
+
+/* Names and numbers every placeholder made by hp_region_for_sample (symbolizing without
+ * the filter: sampled code is shown even where instrumentation was filtered). Called after
+ * measurement stopped, before profiles are built. */
+void hp_region_resolve_sampled(void);
 
 /* Number of regions defined so far, and region number `id` (< count). */
 uint32_t hp_region_count(void);

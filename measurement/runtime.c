@@ -24,6 +24,7 @@
 #include "location.h"
 #include "memory.h"
 #include "region.h"
+#include "sampling.h"
 #include "timer.h"
 #include "trace_buffer.h"
 #include "util/compiler.h"
@@ -65,12 +66,20 @@ static void load_configuration(void)
     }
 }
 
-static void warn_unavailable_features(void)
+/* Set by the marker library that `hp-instrument --nocompiler` links: such programs have
+ * no function hooks, so sampling is what gives their call paths. */
+extern const int hp_nocompiler_build __attribute__((weak));
+
+enum { DEFAULT_NOCOMPILER_HZ = 1000 };
+
+/* Sampling starts here, before the master thread's location (and its timer) exists. */
+static void start_sampling(void)
 {
-    if (hp_cfg.sampling_frequency != 0)
-        fprintf(stderr, "hpmeasure: HP_SAMPLING_FREQUENCY=%llu: sampling is not available "
-                        "in this version; ignored\n",
-                (unsigned long long)hp_cfg.sampling_frequency);
+    uint64_t hz = hp_cfg.sampling_frequency;
+    if (getenv("HP_SAMPLING_FREQUENCY") == NULL && &hp_nocompiler_build != NULL)
+        hz = hp_cfg.sampling_frequency = DEFAULT_NOCOMPILER_HZ;
+    if (hz > 0 && hp_sampling_setup(hz) < 0)
+        hp_cfg.sampling_frequency = 0;
 }
 
 static void finalize_at_exit(void)
@@ -95,7 +104,6 @@ static int start_measurement(void)
             fprintf(stderr, "hpmeasure: HP_ENABLE_PROFILING=false: measuring nothing\n");
         return STATE_DISABLED;
     }
-    warn_unavailable_features();
     bool fell_back;
     hp_timer_init(hp_cfg.timer, &fell_back);
     if (fell_back && hp_cfg.verbose)
@@ -112,6 +120,7 @@ static int start_measurement(void)
     if (root == NULL)
         return STATE_DISABLED;
     hp_location_set_root_region(root);
+    start_sampling();
     if (hp_cfg.enable_tracing) {
         if (hp_trace_setup(hp_cfg.total_memory) < 0)
             return STATE_DISABLED;
@@ -143,8 +152,11 @@ bool hp_runtime_stop(void)
     if (!atomic_compare_exchange_strong(&state, &expected, STATE_DONE))
         return false;
     uint64_t now = hp_timer_now();
-    for (hp_location *l = hp_location_stop_all(); l != NULL; l = l->next)
+    for (hp_location *l = hp_location_stop_all(); l != NULL; l = l->next) {
+        hp_sampling_thread_stop(l);
         hp_location_close(l, now); /* no-op for threads that ended already */
+    }
+    hp_region_resolve_sampled();
     /* The filter is not freed: a thread still resolving a region may be reading it. */
     return true;
 }

@@ -62,6 +62,10 @@ void hp_report_write_header(FILE *out, const hp_profile *p, const char *title,
  * -1 on a write error. */
 int hp_summary_write(FILE *out, const hp_profile *p, const hp_summary_notes *notes);
 
+/* The sampling section (nothing when nothing was sampled): sample counts and the
+ * histogram of effective sample intervals. */
+void hp_summary_write_sampling(FILE *out, const hp_profile_sampling *s);
+
 /* Per cnode of p: true when no caller on its path is the same region (its inclusive
  * value then is not counted twice in per-region sums of recursive code). Malloc'd, NULL
  * when out of memory. */

@@ -419,6 +419,16 @@ int hp_symbols_lookup(uintptr_t addr, hp_symbol *out)
     if (symname == NULL || symname[0] == '\0')
         return -1;
 
+    /* ".symtab" names of versioned definitions carry their version
+     * ("clock_gettime@@GLIBC_2.17"): users know the function by its plain name */
+    char unversioned[512];
+    const char *at = strchr(symname, '@');
+    if (at != NULL && at > symname && (size_t)(at - symname) < sizeof(unversioned)) {
+        memcpy(unversioned, symname, (size_t)(at - symname));
+        unversioned[at - symname] = '\0';
+        symname = unversioned;
+    }
+
     hp_symbol s;
     s.start = addr - offset;
     s.size = sym.st_size;

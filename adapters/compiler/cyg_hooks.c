@@ -54,10 +54,11 @@ void __cyg_profile_func_enter(void *fn, void *call_site)
     if (unlikely(loc == NULL || hp_location_ignores_events(loc)))
         return;
     uintptr_t addr = (uintptr_t)fn;
+    hp_location_enter_core(loc);
     hp_region *r = region_of(loc, addr);
-    if (unlikely(r == NULL || r == HP_REGION_FILTERED))
-        return;
-    hp_event_enter(loc, r, addr);
+    if (likely(r != NULL && r != HP_REGION_FILTERED))
+        hp_event_enter(loc, r, addr);
+    hp_location_leave_core(loc);
 }
 
 void __cyg_profile_func_exit(void *fn, void *call_site)
@@ -67,8 +68,9 @@ void __cyg_profile_func_exit(void *fn, void *call_site)
     if (unlikely(loc == NULL || hp_location_ignores_events(loc)))
         return;
     uintptr_t addr = (uintptr_t)fn;
+    hp_location_enter_core(loc);
     hp_region *r = region_of(loc, addr);
-    if (unlikely(r == NULL || r == HP_REGION_FILTERED))
-        return;
-    hp_event_exit(loc, addr);
+    if (likely(r != NULL && r != HP_REGION_FILTERED))
+        hp_event_exit(loc, addr);
+    hp_location_leave_core(loc);
 }

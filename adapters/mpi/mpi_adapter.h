@@ -69,6 +69,8 @@ typedef struct hp_mpi_frame {
     int send_peer, send_tag;
     int recv_peer, recv_tag;
     int root;              /* rank in comm, -1 for none */
+    /* with sampling: the node the call path was unwound below (NULL = not unwound) */
+    void *path_anchor;     /* struct hp_cct_node * */
 } hp_mpi_frame;
 
 enum {
@@ -99,6 +101,12 @@ extern unsigned char hp_mpi_measured[];
  * (function names). Returns 0, or -1 with a message naming the variable, the bad word and
  * the accepted words in err. */
 int hp_mpi_selection_init(const char *groups, const char *exclude, char *err, size_t errlen);
+
+/* With sampling: 1 per HP_MPI_FN_* whose calls unwind to learn their call path; the
+ * functions listed in exclude (HP_MPI_UNWIND_EXCLUDE) do not. Returns 0, or -1 with a
+ * message in err. */
+extern unsigned char hp_mpi_unwind[];
+int hp_mpi_unwind_init(const char *exclude, char *err, size_t errlen);
 
 /* Life-cycle hooks, called by the generated wrappers of the special functions
  * (core side, mpi_lifecycle.c). */

@@ -23,6 +23,7 @@
 #include "measurement/memory.h"
 #include "measurement/region.h"
 #include "measurement/runtime.h"
+#include "measurement/sampling.h"
 #include "util/compiler.h"
 
 static _Atomic(hp_region *) *mpi_regions; /* one per function, NULL until first use */
@@ -70,15 +71,23 @@ int hp_mpi_enter(hp_mpi_frame *f, unsigned fn)
                  mpi_regions == NULL))
         return 0;
     if (!hp_mpi_measured[fn]) {
+        hp_location_enter_core(loc);
         count_unmeasured(loc, fn);
+        hp_location_leave_core(loc);
         return 0;
     }
     hp_region *r = region_of(fn);
     if (unlikely(r == NULL))
         return 0;
+    hp_location_enter_core(loc);
     loc->in_mpi = true;
     *f = (hp_mpi_frame){ .loc = loc, .fn = fn, .root = -1 };
+    if (unlikely(loc->sampling != NULL) && hp_mpi_unwind[fn]) {
+        f->path_anchor = loc->current;
+        loc->current = hp_sampling_call_path(loc);
+    }
     hp_event_enter(loc, r, (uintptr_t)r);
+    hp_location_leave_core(loc);
     return 1;
 }
 
@@ -148,31 +157,45 @@ static HP_COLD void trace_mpi_events(hp_location *loc, const hp_mpi_frame *f, ui
     }
 }
 
+/* Leaves the MPI region of f at now (inside the core). */
+static inline void leave_mpi_region(hp_location *loc, const hp_mpi_frame *f, uint64_t now)
+{
+    uintptr_t addr = (uintptr_t)atomic_load_explicit(&mpi_regions[f->fn],
+                                                     memory_order_relaxed);
+    uint64_t ticks = 0;
+    if (unlikely(!hp_event_exit_matches(loc, addr))) {
+        hp__event_exit_mismatch(loc, addr, now);
+    } else {
+        hp_cct_node *node = loc->sp[-1].node;
+        ticks = now - loc->sp[-1].start;
+        if (unlikely(loc->tracing) && f->trace != 0 && node != NULL)
+            trace_mpi_events(loc, f, loc->sp[-1].start, now);
+        if (likely(node != NULL)) {
+            node->bytes_sent += f->bytes_sent;
+            node->bytes_received += f->bytes_received;
+            node->messages_sent += f->messages_sent;
+            node->messages_received += f->messages_received;
+        }
+        hp_event_pop(loc, now);
+    }
+    loc->mpi_ticks += ticks;
+    if (unlikely(f->path_anchor != NULL)) { /* the unwound path below the anchor */
+        hp_sampling_path_add(loc->current, f->path_anchor, ticks);
+        loc->current = f->path_anchor;
+    }
+}
+
 void hp_mpi_exit(hp_mpi_frame *f)
 {
     uint64_t now = hp_timer_now();
     hp_location *loc = f->loc;
     if (loc == NULL)
         return;
+    hp_location_enter_core(loc);
     loc->in_mpi = false;
-    if (unlikely(hp_location_ignores_events(loc)))
-        return;
-    uintptr_t addr = (uintptr_t)atomic_load_explicit(&mpi_regions[f->fn],
-                                                     memory_order_relaxed);
-    if (unlikely(!hp_event_exit_matches(loc, addr))) {
-        hp__event_exit_mismatch(loc, addr, now);
-        return;
-    }
-    hp_cct_node *node = loc->sp[-1].node;
-    if (unlikely(loc->tracing) && f->trace != 0 && node != NULL)
-        trace_mpi_events(loc, f, loc->sp[-1].start, now);
-    if (likely(node != NULL)) {
-        node->bytes_sent += f->bytes_sent;
-        node->bytes_received += f->bytes_received;
-        node->messages_sent += f->messages_sent;
-        node->messages_received += f->messages_received;
-    }
-    hp_event_pop(loc, now);
+    if (likely(!hp_location_ignores_events(loc)))
+        leave_mpi_region(loc, f, now);
+    hp_location_leave_core(loc);
 }
 
 /* Reads the MPI selection at start-up (starting measurement first if the runtime's own
@@ -187,7 +210,8 @@ __attribute__((constructor)) static void mpi_setup(void)
 #endif
     char err[1024];
     if (hp_mpi_selection_init(hp_cfg.mpi_enable_groups, hp_cfg.mpi_exclude, err,
-                              sizeof(err)) < 0)
+                              sizeof(err)) < 0 ||
+        hp_mpi_unwind_init(hp_cfg.mpi_unwind_exclude, err, sizeof(err)) < 0)
         hp_runtime_stop_on_bad_input("invalid configuration", err);
     const char **names = hp_memory_pages(hp_mpi_function_count * sizeof(char *));
     void *regions = hp_memory_pages(hp_mpi_function_count * sizeof(hp_region *));

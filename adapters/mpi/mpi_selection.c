@@ -1,6 +1,7 @@
 /*
- * Which MPI functions are measured (HP_MPI_ENABLE_GROUPS, HP_MPI_EXCLUDE): fills
- * hp_mpi_measured[] from the generated table hp_mpi_functions[].
+ * Which MPI functions are measured (HP_MPI_ENABLE_GROUPS, HP_MPI_EXCLUDE) and which of
+ * them unwind when sampling is on (HP_MPI_UNWIND_EXCLUDE): fills hp_mpi_measured[] and
+ * hp_mpi_unwind[] from the generated table hp_mpi_functions[].
  *
  * A function is measured when any of its groups is enabled and it is not excluded.
  * Excluding MPI_X also excludes its large-count variant MPI_X_c. Names and groups are
@@ -17,6 +18,7 @@
 #include "mpi_functions.h"
 
 unsigned char hp_mpi_measured[HP_MPI_FN_COUNT];
+unsigned char hp_mpi_unwind[HP_MPI_FN_COUNT];
 
 static const struct {
     const char *name;
@@ -102,6 +104,31 @@ static int find_function(const char *name)
     return -1;
 }
 
+/* Sets sel[i] = 0 for every function named in list (and its large-count variant).
+ * Returns 0, or -1 with a message naming the variable and the unknown name. */
+static int clear_functions(const char *var, const char *list, unsigned char *sel, char *err,
+                           size_t errlen)
+{
+    char word[128];
+    const char *s = list ? list : "";
+    while (next_word(&s, word, sizeof word)) {
+        int i = find_function(word);
+        if (i < 0) {
+            snprintf(err, errlen,
+                     "%s: unknown MPI function '%s'; accepted: names of MPI functions such "
+                     "as MPI_Send or MPI_Allreduce (hp-info lists them)", var, word);
+            return -1;
+        }
+        sel[i] = 0;
+        char large[sizeof word + 2];
+        snprintf(large, sizeof large, "%s_c", hp_mpi_functions[i].name);
+        int j = find_function(large);
+        if (j >= 0)
+            sel[j] = 0;
+    }
+    return 0;
+}
+
 int hp_mpi_selection_init(const char *groups, const char *exclude, char *err, size_t errlen)
 {
     unsigned bits;
@@ -112,26 +139,19 @@ int hp_mpi_selection_init(const char *groups, const char *exclude, char *err, si
     unsigned char sel[HP_MPI_FN_COUNT];
     for (unsigned i = 0; i < hp_mpi_function_count; i++)
         sel[i] = (hp_mpi_functions[i].groups & bits) != 0;
-
-    char word[128];
-    const char *s = exclude ? exclude : "";
-    while (next_word(&s, word, sizeof word)) {
-        int i = find_function(word);
-        if (i < 0) {
-            snprintf(err, errlen,
-                     "HP_MPI_EXCLUDE: unknown MPI function '%s'; accepted: names of MPI "
-                     "functions such as MPI_Send or MPI_Allreduce (hp-info lists them)",
-                     word);
-            return -1;
-        }
-        sel[i] = 0;
-        char large[sizeof word + 2];
-        snprintf(large, sizeof large, "%s_c", hp_mpi_functions[i].name);
-        int j = find_function(large);
-        if (j >= 0)
-            sel[j] = 0;
-    }
+    if (clear_functions("HP_MPI_EXCLUDE", exclude, sel, err, errlen) != 0)
+        return -1;
     /* Publish only a complete, valid selection. */
     memcpy(hp_mpi_measured, sel, sizeof sel);
+    return 0;
+}
+
+int hp_mpi_unwind_init(const char *exclude, char *err, size_t errlen)
+{
+    unsigned char sel[HP_MPI_FN_COUNT];
+    memset(sel, 1, sizeof sel);
+    if (clear_functions("HP_MPI_UNWIND_EXCLUDE", exclude, sel, err, errlen) != 0)
+        return -1;
+    memcpy(hp_mpi_unwind, sel, sizeof sel);
     return 0;
 }

@@ -60,8 +60,10 @@ check_eq "MPI compilers link the MPI flavour of the core" \
     "$(dry mpicc -O2 -o app main.c -lm)|$(dry gcc -o app main.c -lmpich)"
 check_eq "--nocompiler -c: -g but no -finstrument-functions" \
     "gcc -g -c a.c $INC" "$(dry --nocompiler gcc -c a.c)"
-check_eq "--nocompiler link: still links the core" \
-    "gcc -g -o app a.c $INC $LINK" "$(dry --nocompiler gcc -o app a.c)"
+NOCOMPILER_MARK="-Wl,--undefined=hp_nocompiler_build,--export-dynamic-symbol=hp_nocompiler_build -lhpmeasure_nocompiler"
+check_eq "--nocompiler link: still links the core, and the marker that turns sampling on" \
+    "gcc -g -o app a.c $INC $(echo "$LINK" | sed "s/-Wl,--push/$NOCOMPILER_MARK -Wl,--push/")" \
+    "$(dry --nocompiler gcc -o app a.c)"
 check_eq "--version, -dumpversion, -dumpmachine, -print-*, -v alone: untouched" \
     "gcc --version|gcc -dumpversion|gcc -dumpmachine|gcc -print-file-name=libc.so|gcc -v" \
     "$(dry gcc --version)|$(dry gcc -dumpversion)|$(dry gcc -dumpmachine)|$(dry gcc -print-file-name=libc.so)|$(dry gcc -v)"

@@ -1,0 +1,283 @@
+/*
+ * Timer sampling (sampling.h): the per-thread timers, the signal handler, the effective
+ * interval of each sample, and adding unwound frames to a location's call tree.
+ *
+ * The handler only runs its work when the thread is outside the core (the location's
+ * in_core guard): then nothing else on this thread is using the location's call tree or
+ * arena, and the handler may extend them. It takes no lock and never calls malloc;
+ * placeholders for functions seen for the first time come from the location's arena
+ * and are named after the run (region.c).
+ */
+#include "sampling.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "location.h"
+#include "region.h"
+#include "timer.h"
+#include "unwind.h"
+
+enum {
+    MAX_FRAMES = 512, /* deeper stacks count as truncated unwinds */
+    MAX_STOPS = 4     /* innermost instrumented frames an unwind may end at */
+};
+
+struct hp_sampling {
+    timer_t timer;
+    _Atomic int armed;
+    hp_unwinder *unwinder;
+    uint64_t last_ticks;  /* time of the previous valid sample (or of the thread's start) */
+    uint64_t mpi_at_last; /* the location's MPI time then */
+    /* the previous unwound path, outermost first: frames it shares with the next one are
+       the same activations and are not counted as new visits */
+    const hp_cct_node *prev_anchor;
+    size_t prev_count;
+    hp_unwind_frame prev[MAX_FRAMES];
+    hp_cct_node *prev_nodes[MAX_FRAMES];
+    hp_unwind_frame frames[MAX_FRAMES];
+    hp_sampling_stats stats;
+};
+
+static bool enabled;
+static uint64_t interval_ns;
+static uint64_t interval_ticks;
+static hp_region *unwind_failed_region;
+
+bool hp_sampling_enabled(void)
+{
+    return enabled;
+}
+
+/* ---- adding paths to the call tree -------------------------------------------------- */
+
+/* The UNWIND FAILED child of anchor, visited once more. */
+static hp_cct_node *failed_node(hp_location *loc, hp_cct_node *anchor)
+{
+    loc->sampling->prev_anchor = NULL;
+    hp_cct_node *n = hp_cct_child(&loc->cct, anchor, unwind_failed_region);
+    if (n == NULL)
+        return anchor;
+    n->visits++;
+    return n;
+}
+
+/* Adds frames (innermost first) below anchor and returns the innermost node. A frame
+ * that matches the previous path at the same depth is the same activation: no visit. */
+static hp_cct_node *attach_path(hp_location *loc, hp_cct_node *anchor,
+                                const hp_unwind_frame *frames, size_t count)
+{
+    struct hp_sampling *s = loc->sampling;
+    hp_cct_node *node = anchor;
+    bool same = anchor == s->prev_anchor;
+    size_t depth = 0;
+    for (size_t i = count; i-- > 0; depth++) {
+        const hp_unwind_frame *f = &frames[i];
+        if (same && depth < s->prev_count && s->prev[depth].start == f->start &&
+            s->prev[depth].site == f->site) {
+            node = s->prev_nodes[depth];
+        } else {
+            same = false;
+            hp_region *r = hp_region_for_sample(f->start, &loc->arena);
+            hp_cct_node *child = r != NULL ? hp_cct_child(&loc->cct, node, r) : NULL;
+            if (child == NULL)
+                break; /* budget: the path ends here */
+            child->visits++;
+            node = child;
+        }
+        s->prev[depth] = *f;
+        s->prev_nodes[depth] = node;
+    }
+    s->prev_anchor = anchor;
+    s->prev_count = depth;
+    return node;
+}
+
+/* The function addresses of the innermost instrumented frames (current stack chunk). */
+static size_t stop_addresses(const hp_location *loc, uintptr_t *out)
+{
+    size_t n = 0;
+    for (const hp_frame *f = loc->sp; f > loc->stack_base && n < MAX_STOPS;)
+        out[n++] = (--f)->addr;
+    return n;
+}
+
+typedef enum path_result { PATH_ADDED, PATH_FAILED, PATH_UNANCHORED } path_result;
+
+/* Turns an unwind's outcome into the node to charge: *leaf. */
+static path_result place(hp_location *loc, hp_unwind_status status, const hp_unwind_stop *stop,
+                         size_t count, hp_cct_node **leaf)
+{
+    struct hp_sampling *s = loc->sampling;
+    hp_cct_node *anchor = loc->current;
+    if (status != HP_UNWIND_COMPLETE) {
+        if (status == HP_UNWIND_TRUNCATED)
+            s->stats.truncated++;
+        else
+            s->stats.failed++;
+        *leaf = failed_node(loc, anchor);
+        return PATH_FAILED;
+    }
+    if (stop->count > 0 && stop->hit == stop->count) {
+        s->stats.unanchored++;
+        *leaf = anchor;
+        return PATH_UNANCHORED;
+    }
+    *leaf = attach_path(loc, anchor, s->frames, count);
+    return PATH_ADDED;
+}
+
+hp_cct_node *hp_sampling_call_path(hp_location *loc)
+{
+    struct hp_sampling *s = loc->sampling;
+    if (s == NULL || loc->current == NULL)
+        return loc->current;
+    uintptr_t starts[MAX_STOPS];
+    hp_unwind_stop stop = { starts, stop_addresses(loc, starts), 0 };
+    size_t count;
+    hp_unwind_status status = hp_unwind_here(s->unwinder, &stop, s->frames, MAX_FRAMES, &count);
+    s->stats.mpi_unwinds++;
+    hp_cct_node *leaf;
+    place(loc, status, &stop, count, &leaf);
+    return leaf;
+}
+
+/* ---- the signal handler -------------------------------------------------------------- */
+
+/* The effective interval of a sample taken now, and the start of the next one. */
+static uint64_t effective_interval(hp_location *loc, uint64_t now)
+{
+    struct hp_sampling *s = loc->sampling;
+    uint64_t mpi = loc->mpi_ticks - s->mpi_at_last;
+    uint64_t span = now - s->last_ticks;
+    s->last_ticks = now;
+    s->mpi_at_last = loc->mpi_ticks;
+    uint64_t ticks = span > mpi ? span - mpi : 0;
+    uint64_t bucket = interval_ticks > 0 ? ticks * 10 / interval_ticks : 0;
+    s->stats.histogram[bucket < HP_SAMPLING_BUCKETS ? bucket : HP_SAMPLING_BUCKETS - 1]++;
+    return ticks;
+}
+
+static void take_sample(hp_location *loc, void *ucontext)
+{
+    struct hp_sampling *s = loc->sampling;
+    s->stats.samples++;
+    if (loc->in_core || hp_location_ignores_events(loc)) {
+        s->stats.busy++;
+        return;
+    }
+    if (loc->in_mpi) {
+        s->stats.in_mpi++;
+        return;
+    }
+    hp_location_enter_core(loc);
+    uint64_t weight = effective_interval(loc, hp_timer_now());
+    if (loc->current != NULL) {
+        uintptr_t starts[MAX_STOPS];
+        hp_unwind_stop stop = { starts, stop_addresses(loc, starts), 0 };
+        size_t count;
+        hp_unwind_status status = hp_unwind_signal(s->unwinder, ucontext, &stop, s->frames,
+                                                   MAX_FRAMES, &count);
+        hp_cct_node *leaf;
+        if (place(loc, status, &stop, count, &leaf) == PATH_ADDED)
+            s->stats.attributed++;
+        hp_sampling_path_add(leaf, loc->current, weight);
+    }
+    hp_location_leave_core(loc);
+}
+
+static void on_timer_signal(int sig, siginfo_t *info, void *ucontext)
+{
+    (void)sig;
+    (void)info;
+    int saved = errno;
+    hp_location *loc = hp__tls_location;
+    if (loc != NULL && loc->sampling != NULL)
+        take_sample(loc, ucontext);
+    errno = saved;
+}
+
+/* ---- timers ------------------------------------------------------------------------- */
+
+void hp_sampling_thread_start(hp_location *loc)
+{
+    if (!enabled || loc->sampling != NULL)
+        return;
+    struct hp_sampling *s = hp_arena_alloc(&loc->arena, sizeof(*s));
+    hp_unwinder *u = hp_unwinder_new(&loc->arena);
+    if (s == NULL || u == NULL)
+        return; /* budget: this thread is not sampled (its MPI calls are still measured) */
+    s->unwinder = u;
+    s->last_ticks = loc->start_time;
+    struct sigevent ev;
+    memset(&ev, 0, sizeof(ev));
+    ev.sigev_notify = SIGEV_THREAD_ID;
+    ev.sigev_signo = SIGPROF;
+    ev._sigev_un._tid = gettid();
+    if (timer_create(CLOCK_MONOTONIC, &ev, &s->timer) < 0)
+        return;
+    loc->sampling = s;
+    atomic_store(&s->armed, 1);
+    struct itimerspec its = {
+        .it_interval = { (time_t)(interval_ns / 1000000000u), (long)(interval_ns % 1000000000u) },
+        .it_value = { (time_t)(interval_ns / 1000000000u), (long)(interval_ns % 1000000000u) },
+    };
+    timer_settime(s->timer, 0, &its, NULL);
+}
+
+void hp_sampling_thread_stop(hp_location *loc)
+{
+    struct hp_sampling *s = loc->sampling;
+    if (s != NULL && atomic_exchange(&s->armed, 0))
+        timer_delete(s->timer);
+}
+
+int hp_sampling_setup(uint64_t hz)
+{
+    if (hp_unwind_init() < 0 || hp_region_enable_sampling() < 0) {
+        fprintf(stderr, "hpmeasure: sampling is off: HP_TOTAL_MEMORY too small for its "
+                        "tables\n");
+        return -1;
+    }
+    unwind_failed_region = hp_region_define("UNWIND FAILED", "", -1,
+                                            HP_PARADIGM_MEASUREMENT, HP_ROLE_ARTIFICIAL);
+    if (unwind_failed_region == NULL)
+        return -1;
+    interval_ns = 1000000000u / hz;
+    interval_ticks = (uint64_t)((double)interval_ns * hp_timer_ticks_per_second() / 1e9);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_sigaction = on_timer_signal;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGPROF, &sa, NULL) < 0) {
+        fprintf(stderr, "hpmeasure: sampling is off: cannot handle SIGPROF (%s)\n",
+                strerror(errno));
+        return -1;
+    }
+    enabled = true;
+    return 0;
+}
+
+void hp_sampling_collect(hp_sampling_stats *out, uint64_t *nominal_ns)
+{
+    memset(out, 0, sizeof(*out));
+    *nominal_ns = interval_ns;
+    for (hp_location *l = hp_location_list(); l != NULL; l = l->next) {
+        const struct hp_sampling *s = l->sampling;
+        if (s == NULL)
+            continue;
+        const uint64_t *from = (const uint64_t *)&s->stats;
+        uint64_t *to = (uint64_t *)out;
+        for (size_t i = 0; i < sizeof(*out) / sizeof(uint64_t); i++)
+            to[i] += from[i];
+        hp_unwind_stats u;
+        hp_unwinder_stats(s->unwinder, &u);
+        out->cache_hits += u.cache_hits;
+        out->cache_misses += u.cache_misses;
+    }
+}

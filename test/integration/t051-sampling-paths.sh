@@ -1,0 +1,54 @@
+#!/bin/sh
+# Call paths without compiler instrumentation: a --nocompiler build and a plain mpicc
+# build under hp-run learn the paths of their MPI calls by unwinding in the wrappers,
+# through a function in a shared library (main/compute/lib_exchange/MPI_Allreduce, 50
+# calls per rank). HP_MPI_UNWIND_EXCLUDE keeps cheap calls from unwinding (they sit
+# below the root), HP_SAMPLING_FREQUENCY=0 turns unwinding off, bad values are refused.
+. "$HP_SRCDIR/test/integration/lib.sh"
+plan 11
+
+SRC="$PROGRAMS/sampling"
+check "build the shared library" mpicc -O1 -g -fPIC -shared -o libpathlib.so "$SRC/libpath_lib.c"
+check "build libpath.c with --nocompiler" \
+    hp-instrument --nocompiler mpicc -O1 -o libpath "$SRC/libpath.c" -L. -lpathlib -Wl,-rpath,"$WORK"
+check "build libpath.c with plain mpicc" \
+    mpicc -O1 -g -o libpath-plain "$SRC/libpath.c" -L. -lpathlib -Wl,-rpath,"$WORK"
+
+# "path rank visits" of the MPI calls (paths of MPI regions only), sorted.
+mpi_paths() {
+    $CUBEDUMP "$1" | awk -F'\t' '{ n = split($1, p, "/"); if (p[n] !~ /^MPI_/) next
+                                   sub("visits=", "", $3); if ($3 > 0) print $1, $2, $3 }' |
+        LC_ALL=C sort
+}
+expected() { # $1 = program name, $2 = where the excluded calls sit (default: the root)
+    for r in 0 1; do
+        echo "$1/${2:-}MPI_Comm_rank $r 1"
+        echo "$1/${2:-}MPI_Comm_size $r 1"
+        echo "$1/main/MPI_Barrier $r 1"
+        echo "$1/main/MPI_Finalize $r 1"
+        echo "$1/main/MPI_Init $r 1"
+        echo "$1/main/compute/lib_exchange/MPI_Allreduce $r 50"
+    done | LC_ALL=C sort
+}
+
+HP_EXPERIMENT_DIRECTORY=nc timeout 60 mpiexec -n 2 ./libpath > nc.out 2>&1
+check_eq "--nocompiler: MPI call paths through the shared library" \
+    "$(expected libpath)" "$(mpi_paths nc/profile.cubex)"
+HP_EXPERIMENT_DIRECTORY=run timeout 60 hp-run mpiexec -n 2 ./libpath-plain > run.out 2>&1
+check_eq "hp-run: the same paths for the plain build" \
+    "$(expected libpath-plain)" "$(mpi_paths run/profile.cubex)"
+check_eq "program output unchanged under hp-run" "total 1250.0" "$(cat run.out)"
+HP_MPI_UNWIND_EXCLUDE= HP_EXPERIMENT_DIRECTORY=all timeout 60 mpiexec -n 2 ./libpath > /dev/null 2>&1
+check_eq "HP_MPI_UNWIND_EXCLUDE empty: every MPI call unwinds" \
+    "$(expected libpath main/)" "$(mpi_paths all/profile.cubex)"
+HP_SAMPLING_FREQUENCY=0 HP_EXPERIMENT_DIRECTORY=off timeout 60 mpiexec -n 2 ./libpath > /dev/null 2>&1
+check_eq "HP_SAMPLING_FREQUENCY=0: no unwinding, MPI calls below the root" \
+    "$(mpi_paths off/profile.cubex | grep -c '^libpath/MPI_')" "$(mpi_paths off/profile.cubex | wc -l)"
+check "cubecheck.py passes" sh -c "$CUBECHECK nc/profile.cubex && $CUBECHECK run/profile.cubex"
+expect_fail "bad HP_MPI_UNWIND_EXCLUDE: the variable and the name" \
+    "HP_MPI_UNWIND_EXCLUDE: unknown MPI function 'MPI_Bogus'" \
+    env HP_MPI_UNWIND_EXCLUDE=MPI_Bogus mpiexec -n 1 ./libpath
+expect_fail "HP_SAMPLING_FREQUENCY above 100000 Hz" \
+    "HP_SAMPLING_FREQUENCY.*0 \(off\) up to 100000 Hz" \
+    env HP_SAMPLING_FREQUENCY=200000 mpiexec -n 1 ./libpath
+finish

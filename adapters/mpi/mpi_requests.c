@@ -30,7 +30,8 @@ enum {
 enum req_kind {
     KIND_RECV = 1,  /* Irecv & co.: count from the status, then forget */
     KIND_PRECV = 2, /* persistent receive: count from the status when active */
-    KIND_PERSIST = 3 /* persistent send/collective: bytes counted at Start */
+    KIND_PERSIST = 3, /* persistent send/collective: bytes counted at Start */
+    KIND_SEND = 4    /* traced Isend & co.: its completion event, then forget */
 };
 
 #define KEY_EMPTY ((uint64_t)0)
@@ -42,11 +43,14 @@ typedef struct req_slot {
     uint32_t active;
     uint64_t sent, received;
     uint32_t msgs_sent, msgs_received;
+    uint64_t trace_id; /* 0 = no trace events */
+    uint32_t trace_comm;
 } req_slot;
 
 static req_slot table[HP_MPI_REQ_SLOTS];
 long hp_mpi_req_live;
 static uint64_t lost;
+static uint64_t last_trace_id; /* atomic */
 
 static inline uint64_t key_of(MPI_Request r)
 {
@@ -128,6 +132,41 @@ static void set_entry(req_slot *s, uint32_t kind, const hp_mpi_frame *b)
     s->received = b ? b->bytes_received : 0;
     s->msgs_sent = b ? (uint32_t)b->messages_sent : 0;
     s->msgs_received = b ? (uint32_t)b->messages_received : 0;
+    s->trace_id = 0;
+}
+
+static uint64_t trace_id_for(req_slot *s, uint32_t comm)
+{
+    s->trace_comm = comm;
+    s->trace_id = __atomic_add_fetch(&last_trace_id, 1, __ATOMIC_RELAXED);
+    return s->trace_id;
+}
+
+uint64_t hp_mpi_req_trace_send(MPI_Request req, uint32_t comm)
+{
+    req_slot *s = insert(req);
+    if (s == NULL)
+        return 0;
+    set_entry(s, KIND_SEND, NULL);
+    return trace_id_for(s, comm);
+}
+
+uint64_t hp_mpi_req_trace_recv(MPI_Request req, uint32_t comm)
+{
+    req_slot *s = req != MPI_REQUEST_NULL ? find(key_of(req)) : NULL;
+    return s != NULL && s->kind == KIND_RECV && s->trace_id == 0 ? trace_id_for(s, comm) : 0;
+}
+
+/* What a completed receive or traced send leaves: bytes and the completion event. */
+static void complete_once(hp_mpi_frame *f, uint32_t kind, uint64_t trace_id, uint32_t comm,
+                          const MPI_Status *status)
+{
+    uint64_t before = f->bytes_received;
+    if (kind == KIND_RECV)
+        hp_mpi_bytes_recv(f, status);
+    if (trace_id != 0)
+        hp_mpi_trace_completion(f, trace_id, comm, status, f->bytes_received - before,
+                                kind == KIND_RECV);
 }
 
 void hp_mpi_req_track_recv(MPI_Request req)
@@ -191,9 +230,14 @@ void hp_mpi_req_complete(hp_mpi_frame *f, MPI_Request req, const MPI_Status *sta
         return;
     uint64_t k = key_of(req);
     req_slot *s = find(k);
-    for (int i = 0; s != NULL && s->kind == KIND_RECV && i < REMOVAL_TRIES; i++) {
+    for (int i = 0; s != NULL && (s->kind == KIND_RECV || s->kind == KIND_SEND) &&
+                    i < REMOVAL_TRIES;
+         i++) {
+        /* read before the removal: the slot is free for others after it */
+        uint32_t kind = s->kind, comm = s->trace_comm;
+        uint64_t trace_id = s->trace_id;
         if (claim_removal(s, k)) {
-            hp_mpi_bytes_recv(f, status);
+            complete_once(f, kind, trace_id, comm, status);
             return;
         }
         s = find(k); /* another thread took that entry: look for ours */
@@ -202,6 +246,7 @@ void hp_mpi_req_complete(hp_mpi_frame *f, MPI_Request req, const MPI_Status *sta
         return;
     switch (s->kind) {
     case KIND_RECV:
+    case KIND_SEND:
         break;
     case KIND_PRECV:
         if (s->active) {

@@ -26,7 +26,10 @@ typedef enum hp_trace_kind {
     HP_TRACE_MPI_ISEND_COMPLETE = 8,    /* + 1 payload: a = request */
     HP_TRACE_MPI_IRECV_REQUEST = 9,     /* + 1 payload: a = request */
     HP_TRACE_MPI_IRECV = 10, /* + 2 payloads: a = peer << 32 | tag, b = bytes; a = request */
-    HP_TRACE_MPI_REQUEST_CANCELLED = 11 /* + 1 payload: a = request */
+    HP_TRACE_MPI_REQUEST_CANCELLED = 11, /* + 1 payload: a = request */
+    HP_TRACE_NBC_REQUEST = 12,  /* + 1 payload: a = request */
+    HP_TRACE_NBC_COMPLETE = 13  /* + 2 payloads: a = op << 32 | root, b = sent;
+                                   a = received, b = request */
 } hp_trace_kind;
 
 /* One event; region is the process-local region id while buffered, and the global one
@@ -55,10 +58,12 @@ static inline unsigned hp_trace_slots(uint32_t kind)
     case HP_TRACE_MPI_ISEND_COMPLETE:
     case HP_TRACE_MPI_IRECV_REQUEST:
     case HP_TRACE_MPI_REQUEST_CANCELLED:
+    case HP_TRACE_NBC_REQUEST:
         return 2;
     case HP_TRACE_COLL_END:
     case HP_TRACE_MPI_ISEND:
     case HP_TRACE_MPI_IRECV:
+    case HP_TRACE_NBC_COMPLETE:
         return 3;
     default:
         return 1;
@@ -70,7 +75,8 @@ static inline bool hp_trace_has_comm(uint32_t kind)
 {
     return kind == HP_TRACE_MPI_SEND || kind == HP_TRACE_MPI_RECV ||
            kind == HP_TRACE_COLL_BEGIN || kind == HP_TRACE_COLL_END ||
-           kind == HP_TRACE_MPI_ISEND || kind == HP_TRACE_MPI_IRECV;
+           kind == HP_TRACE_MPI_ISEND || kind == HP_TRACE_MPI_IRECV ||
+           kind == HP_TRACE_NBC_COMPLETE;
 }
 
 typedef struct hp_trace_chunk {

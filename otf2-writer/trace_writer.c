@@ -407,6 +407,15 @@ static OTF2_ErrorCode write_request_event(location_stream *s, const hp_trace_eve
         return OTF2_EvtWriter_MpiIsendComplete(s->writer, NULL, t, p.a);
     case HP_TRACE_MPI_IRECV_REQUEST:
         return OTF2_EvtWriter_MpiIrecvRequest(s->writer, NULL, t, p.a);
+    case HP_TRACE_NBC_REQUEST:
+        return OTF2_EvtWriter_NonBlockingCollectiveRequest(s->writer, NULL, t, p.a);
+    case HP_TRACE_NBC_COMPLETE: {
+        hp_trace_payload q = payload_of(e, 1);
+        return OTF2_EvtWriter_NonBlockingCollectiveComplete(s->writer, NULL, t,
+                                                            (OTF2_CollectiveOp)(p.a >> 32),
+                                                            e->region, (uint32_t)p.a, p.b,
+                                                            q.a, q.b);
+    }
     default: /* HP_TRACE_MPI_REQUEST_CANCELLED */
         return OTF2_EvtWriter_MpiRequestCancelled(s->writer, NULL, t, p.a);
     }
@@ -464,6 +473,8 @@ static int write_event(hp_trace_writer *w, location_stream *s, const hp_trace_ev
     case HP_TRACE_MPI_IRECV_REQUEST:
     case HP_TRACE_MPI_IRECV:
     case HP_TRACE_MPI_REQUEST_CANCELLED:
+    case HP_TRACE_NBC_REQUEST:
+    case HP_TRACE_NBC_COMPLETE:
         rc = write_mpi_event(s, e, t);
         break;
     default:

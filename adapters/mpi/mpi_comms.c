@@ -191,16 +191,17 @@ static bool agree_intra(MPI_Comm c, comm_entry *e)
 /* Intercommunicator: an allreduce over it gives each side the other side's values, so
  * the first one tells each side the remote leader's proposal and the second one its own
  * leader's. Both sides then take the smaller as the key and list that side's group
- * first. */
+ * first. (MAX with 0 from the other members: MPICH 4.0's intercommunicator MPI_MIN on
+ * MPI_UINT64_T returns UINT64_MAX here.) */
 static bool agree_inter(MPI_Comm c, comm_entry *e)
 {
     int rank, nlocal, nremote;
     PMPI_Comm_rank(c, &rank);
     PMPI_Comm_size(c, &nlocal);
     PMPI_Comm_remote_size(c, &nremote);
-    uint64_t mine = rank == 0 ? propose_key() : KEY_NONE, remote, local;
-    PMPI_Allreduce(&mine, &remote, 1, MPI_UINT64_T, MPI_MIN, c);
-    PMPI_Allreduce(&remote, &local, 1, MPI_UINT64_T, MPI_MIN, c);
+    uint64_t mine = rank == 0 ? propose_key() : 0, remote, local;
+    PMPI_Allreduce(&mine, &remote, 1, MPI_UINT64_T, MPI_MAX, c);
+    PMPI_Allreduce(&remote, &local, 1, MPI_UINT64_T, MPI_MAX, c);
     e->key = local < remote ? local : remote;
     e->inter = 1;
     int32_t *m = take_members((uint32_t)(nlocal + nremote));

@@ -117,7 +117,19 @@ static uint8_t collective_op_of(const char *name)
     for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
         if (strlen(ops[i].name) == n && strncmp(ops[i].name, name, n) == 0)
             return (uint8_t)(ops[i].op + 1);
+    /* Non-blocking variants: "MPI_Ibcast" is MPI_Bcast's operation. */
+    if (n > 6 && strncmp(name, "MPI_I", 5) == 0 && name[5] >= 'a' && name[5] <= 'z') {
+        char blocking[64];
+        snprintf(blocking, sizeof(blocking), "MPI_%c%.*s", name[5] - 'a' + 'A', (int)(n - 6),
+                 name + 6);
+        return collective_op_of(blocking);
+    }
     return 0;
+}
+
+unsigned hp_mpi_collective_op(unsigned fn)
+{
+    return collective_ops != NULL ? collective_ops[fn] : 0;
 }
 
 /* The local communicator id of the events (mpi_comms.h: 0 MPI_COMM_WORLD, 1
@@ -144,6 +156,10 @@ static void trace_request_events(hp_trace_buffer *b, const hp_mpi_frame *f, uint
     if (f->trace & HP_MPI_TRACE_IRECV_REQUEST) {
         hp_trace_payload p = { f->request_id, 0 };
         hp_trace_add_args(b, HP_TRACE_MPI_IRECV_REQUEST, 0, start, &p, 1);
+    }
+    if (f->trace & HP_MPI_TRACE_NBC_REQUEST) {
+        hp_trace_payload p = { f->request_id, 0 };
+        hp_trace_add_args(b, HP_TRACE_NBC_REQUEST, 0, start, &p, 1);
     }
 }
 

@@ -49,6 +49,13 @@ void hp_mpi_req_track_persistent(MPI_Request req, const hp_mpi_frame *bytes);
  * comm is the local communicator id of its events (mpi_comms.h). */
 uint64_t hp_mpi_req_trace_send(MPI_Request req, uint32_t comm);
 uint64_t hp_mpi_req_trace_recv(MPI_Request req, uint32_t comm);
+/* A persistent send or receive (after the *_init call's own tracking): each activation
+ * gets a new trace id at MPI_Start and its events. Returns 0 when not tracked. */
+int hp_mpi_req_trace_persistent(MPI_Request req, uint32_t comm, int peer, int tag);
+/* A non-blocking collective (OTF2 operation op, root or OTF2_UNDEFINED_UINT32, the bytes
+ * of the frame): entered with its trace id, like a send. */
+uint64_t hp_mpi_req_trace_coll(MPI_Request req, uint32_t comm, uint32_t op, uint32_t root,
+                               const hp_mpi_frame *bytes);
 
 /* MPI_Start / MPI_Startall. */
 void hp_mpi_req_start(hp_mpi_frame *f, MPI_Request req);

@@ -8,10 +8,12 @@
  * Per rank: on half one blocking message (half rank 0 -> 1, tag 5, 40 bytes, received
  * with MPI_ANY_SOURCE) and 2 collectives (Bcast root 1, Allreduce); on dup 9
  * collectives (Gatherv root 2, Scatterv root 3, Allgatherv, Alltoallv, Alltoallw,
- * Reduce_scatter, Reduce_scatter_block, Scan, Exscan); on ring two rounds of
+ * Reduce_scatter, Reduce_scatter_block, Scan, Exscan) and 2 non-blocking ones (Ibcast
+ * root 1 of 12 bytes, Iallreduce of 4) completed by one Waitall; on ring two rounds of
  * non-blocking messages (Isend right / Irecv left completed by Waitall; Irecv with
  * MPI_ANY_SOURCE + Isend left completed by Wait and, after a Barrier, a Test loop), a
- * cancelled Irecv and a second Barrier. The communicators are freed before the end:
+ * cancelled Irecv and a second Barrier, then a persistent send right and receive left
+ * (Send_init/Recv_init) started twice (Startall + Waitall). The communicators are freed before the end:
  * they stay defined in the trace. */
 #include <mpi.h>
 #include <stdio.h>
@@ -49,6 +51,11 @@ static void collectives_on_dup(MPI_Comm dup)
     MPI_Reduce_scatter_block(in, out, 1, MPI_INT, MPI_SUM, dup);
     MPI_Scan(&x, &y, 1, MPI_INT, MPI_SUM, dup);
     MPI_Exscan(&x, &y, 1, MPI_INT, MPI_SUM, dup);
+    MPI_Request r[2];
+    MPI_Status st[2];
+    MPI_Ibcast(in, 3, MPI_INT, 1, dup, &r[0]);
+    MPI_Iallreduce(&x, &y, 1, MPI_INT, MPI_MAX, dup, &r[1]);
+    MPI_Waitall(2, r, st);
 }
 
 static void nonblocking_on_ring(MPI_Comm ring)
@@ -73,6 +80,22 @@ static void nonblocking_on_ring(MPI_Comm ring)
     MPI_Barrier(ring);
 }
 
+static void persistent_on_ring(MPI_Comm ring)
+{
+    int left, right, out[2] = { 0 }, in[2];
+    MPI_Request r[2];
+    MPI_Status st[2];
+    MPI_Cart_shift(ring, 0, 1, &left, &right);
+    MPI_Recv_init(in, 2, MPI_INT, left, 11, ring, &r[0]);
+    MPI_Send_init(out, 2, MPI_INT, right, 11, ring, &r[1]);
+    for (int i = 0; i < 2; i++) {
+        MPI_Startall(2, r);
+        MPI_Waitall(2, r, st);
+    }
+    MPI_Request_free(&r[0]);
+    MPI_Request_free(&r[1]);
+}
+
 int main(int argc, char **argv)
 {
     int rank;
@@ -88,6 +111,7 @@ int main(int argc, char **argv)
     p2p_on_half(half);
     collectives_on_dup(dup);
     nonblocking_on_ring(ring);
+    persistent_on_ring(ring);
     MPI_Comm_free(&half);
     MPI_Comm_free(&ring);
     MPI_Comm_free(&dup);

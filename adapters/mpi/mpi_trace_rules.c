@@ -51,11 +51,12 @@ void hp_mpi_bytes_tcollr(hp_mpi_frame *f, int root, MPI_Comm comm)
     f->root = root;
 }
 
-/* Whether the call's location records a trace (only then do requests get trace ids). */
+/* Whether the call's location records a trace (only then do requests get trace ids),
+ * and is not busy writing its data (hp_mpi_exit writes nothing then either). */
 static int tracing(const hp_mpi_frame *f)
 {
-    const hp_location *loc = f->loc;
-    return loc != NULL && loc->tracing;
+    hp_location *loc = f->loc;
+    return loc != NULL && loc->tracing && !hp_location_ignores_events(loc);
 }
 
 void hp_mpi_bytes_tisend(hp_mpi_frame *f, int dest, int tag, MPI_Comm comm,

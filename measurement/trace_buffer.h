@@ -21,7 +21,15 @@ typedef enum hp_trace_kind {
     HP_TRACE_MPI_SEND = 3,   /* + 1 payload: a = peer << 32 | tag, b = bytes */
     HP_TRACE_MPI_RECV = 4,   /* + 1 payload: a = peer << 32 | tag, b = bytes */
     HP_TRACE_COLL_BEGIN = 5,
-    HP_TRACE_COLL_END = 6    /* + 2 payloads: a = op << 32 | root, b = sent; a = received */
+    HP_TRACE_COLL_END = 6,   /* + 2 payloads: a = op << 32 | root, b = sent; a = received */
+    HP_TRACE_MPI_ISEND = 7,  /* + 2 payloads: a = peer << 32 | tag, b = bytes; a = request */
+    HP_TRACE_MPI_ISEND_COMPLETE = 8,    /* + 1 payload: a = request */
+    HP_TRACE_MPI_IRECV_REQUEST = 9,     /* + 1 payload: a = request */
+    HP_TRACE_MPI_IRECV = 10, /* + 2 payloads: a = peer << 32 | tag, b = bytes; a = request */
+    HP_TRACE_MPI_REQUEST_CANCELLED = 11, /* + 1 payload: a = request */
+    HP_TRACE_NBC_REQUEST = 12,  /* + 1 payload: a = request */
+    HP_TRACE_NBC_COMPLETE = 13  /* + 2 payloads: a = op << 32 | root, b = sent;
+                                   a = received, b = request */
 } hp_trace_kind;
 
 /* One event; region is the process-local region id while buffered, and the global one
@@ -44,9 +52,31 @@ _Static_assert(sizeof(hp_trace_payload) == sizeof(hp_trace_event),
 /* Number of slots an event of this kind takes (the event and its payloads). */
 static inline unsigned hp_trace_slots(uint32_t kind)
 {
-    return kind == HP_TRACE_MPI_SEND || kind == HP_TRACE_MPI_RECV ? 2
-           : kind == HP_TRACE_COLL_END                            ? 3
-                                                                  : 1;
+    switch (kind) {
+    case HP_TRACE_MPI_SEND:
+    case HP_TRACE_MPI_RECV:
+    case HP_TRACE_MPI_ISEND_COMPLETE:
+    case HP_TRACE_MPI_IRECV_REQUEST:
+    case HP_TRACE_MPI_REQUEST_CANCELLED:
+    case HP_TRACE_NBC_REQUEST:
+        return 2;
+    case HP_TRACE_COLL_END:
+    case HP_TRACE_MPI_ISEND:
+    case HP_TRACE_MPI_IRECV:
+    case HP_TRACE_NBC_COMPLETE:
+        return 3;
+    default:
+        return 1;
+    }
+}
+
+/* Whether an event's region field holds a communicator id (MPI events that name one). */
+static inline bool hp_trace_has_comm(uint32_t kind)
+{
+    return kind == HP_TRACE_MPI_SEND || kind == HP_TRACE_MPI_RECV ||
+           kind == HP_TRACE_COLL_BEGIN || kind == HP_TRACE_COLL_END ||
+           kind == HP_TRACE_MPI_ISEND || kind == HP_TRACE_MPI_IRECV ||
+           kind == HP_TRACE_NBC_COMPLETE;
 }
 
 typedef struct hp_trace_chunk {

@@ -55,16 +55,26 @@ static hp_location **locations_in_order(size_t *count)
 typedef struct mapped_reader {
     hp_trace_reader reader;
     const uint32_t *region_map;
+    const uint32_t *comm_map;
+    uint32_t ncomms;
     hp_trace_event *copy;
     size_t copy_capacity;
 } mapped_reader;
 
-/* Chunks of the location's events, region ids translated when there is a map. */
+/* The global id of a local communicator id (WORLD and SELF are the same everywhere). */
+static uint32_t comm_id(const mapped_reader *m, uint32_t local)
+{
+    if (m->comm_map == NULL)
+        return local < 2 ? local : UINT32_MAX;
+    return local < m->ncomms ? m->comm_map[local] : UINT32_MAX;
+}
+
+/* Chunks of the location's events, region and communicator ids translated. */
 static int next_mapped(void *ctx, const hp_trace_event **events, size_t *n)
 {
     mapped_reader *m = ctx;
     int rc = hp_trace_reader_next(&m->reader, events, n);
-    if (rc != 1 || m->region_map == NULL)
+    if (rc != 1 || (m->region_map == NULL && m->comm_map == NULL)) /* serial: as they are */
         return rc;
     if (*n > m->copy_capacity) {
         free(m->copy);
@@ -75,16 +85,18 @@ static int next_mapped(void *ctx, const hp_trace_event **events, size_t *n)
     }
     memcpy(m->copy, *events, *n * sizeof(hp_trace_event));
     for (size_t i = 0; i < *n; i += hp_trace_slots((*events)[i].kind)) {
-        uint32_t kind = (*events)[i].kind; /* only Enter/Leave carry a region id */
-        if (kind == HP_TRACE_ENTER || kind == HP_TRACE_LEAVE)
-            m->copy[i].region = m->region_map[(*events)[i].region];
+        uint32_t kind = (*events)[i].kind, id = (*events)[i].region;
+        if ((kind == HP_TRACE_ENTER || kind == HP_TRACE_LEAVE) && m->region_map != NULL)
+            m->copy[i].region = m->region_map[id];
+        else if (hp_trace_has_comm(kind))
+            m->copy[i].region = comm_id(m, id);
     }
     *events = m->copy;
     return 1;
 }
 
 int hp_trace_output_locations(hp_trace_writer *w, int rank, const uint32_t *region_map,
-                              uint64_t *counts)
+                              const uint32_t *comm_map, uint32_t ncomms, uint64_t *counts)
 {
     size_t n;
     hp_location **locs = locations_in_order(&n);
@@ -95,7 +107,7 @@ int hp_trace_output_locations(hp_trace_writer *w, int rank, const uint32_t *regi
     int rc = 0;
     for (size_t i = 0; i < n; i++) {
         counts[i] = 0;
-        mapped_reader m = { .region_map = region_map };
+        mapped_reader m = { .region_map = region_map, .comm_map = comm_map, .ncomms = ncomms };
         if (locs[i] == NULL)
             continue;
         if (hp_trace_reader_open(&m.reader, &locs[i]->trace) < 0) {
@@ -147,7 +159,7 @@ void hp_trace_output_serial(const char *directory, const hp_profile *p)
     size_t n = hp_location_count() > p->nlocations ? hp_location_count() : p->nlocations;
     uint64_t *counts = calloc(n ? n : 1, sizeof(uint64_t));
     uint64_t first, last;
-    int rc = counts != NULL ? hp_trace_output_locations(w, 0, NULL, counts) : -1;
+    int rc = counts != NULL ? hp_trace_output_locations(w, 0, NULL, NULL, 0, counts) : -1;
     hp_trace_output_span(w, &first, &last);
     if (rc < 0 ||
         hp_trace_writer_global_defs(w, p, counts, 1e9, first, last, err, sizeof(err)) < 0)

@@ -55,10 +55,14 @@ struct hp_trace_writer {
     OTF2_Archive *archive;
     int rank;
     bool collective; /* the run is an MPI run (collectives were given) */
+    bool collectives_set; /* the archive may be closed (see discard_writer) */
     char *anchor_path; /* "<dir>/traces.otf2", for messages */
 
     uint64_t *locations; /* locations written so far: their local definitions at close */
     size_t nlocations, locations_cap;
+
+    const hp_trace_comm *comms; /* communicators the program created (rank 0) */
+    uint32_t ncomms;
 
     uint64_t clamped;              /* timestamps raised to keep a location monotonic */
     uint64_t first_time, last_time; /* range of the timestamps written by this process */
@@ -271,27 +275,49 @@ static int set_collectives(hp_trace_writer *w, const hp_trace_collectives *c, ch
 }
 
 /* The order libotf2 wants: callbacks first (setting the collectives creates the
- * directories on the primary archive), then the collective OpenEvtFiles. */
-static int prepare_archive(hp_trace_writer *w, const hp_trace_collectives *collectives,
-                           char *err, size_t errlen)
+ * directories on the primary archive), then the collective OpenEvtFiles. The steps
+ * before the collectives are local, so their outcome can be agreed on first. */
+static int prepare_local(hp_trace_writer *w, char *err, size_t errlen)
 {
-    if (check_otf2(w, OTF2_Archive_SetFlushCallbacks(w->archive, &flush_callbacks, NULL),
-                   "OTF2_Archive_SetFlushCallbacks", err, errlen) != 0 ||
-        check_otf2(w, OTF2_Archive_SetMemoryCallbacks(w->archive, &memory_callbacks, NULL),
-                   "OTF2_Archive_SetMemoryCallbacks", err, errlen) != 0 ||
-        set_collectives(w, collectives, err, errlen) != 0 ||
-        check_otf2(w, OTF2_Archive_SetCreator(w->archive, TRACE_CREATOR),
+    return check_otf2(w, OTF2_Archive_SetFlushCallbacks(w->archive, &flush_callbacks, NULL),
+                      "OTF2_Archive_SetFlushCallbacks", err, errlen) != 0 ||
+                   check_otf2(w, OTF2_Archive_SetMemoryCallbacks(w->archive, &memory_callbacks,
+                                                                 NULL),
+                              "OTF2_Archive_SetMemoryCallbacks", err, errlen) != 0
+               ? -1
+               : 0;
+}
+
+static int prepare_collective(hp_trace_writer *w, const hp_trace_collectives *collectives,
+                              char *err, size_t errlen)
+{
+    if (set_collectives(w, collectives, err, errlen) != 0)
+        return -1;
+    w->collectives_set = true;
+    if (check_otf2(w, OTF2_Archive_SetCreator(w->archive, TRACE_CREATOR),
                    "OTF2_Archive_SetCreator", err, errlen) != 0)
         return -1;
     return check_otf2(w, OTF2_Archive_OpenEvtFiles(w->archive), "OTF2_Archive_OpenEvtFiles",
                       err, errlen);
 }
 
-hp_trace_writer *hp_trace_writer_open(const char *directory, int rank,
-                                      const hp_trace_collectives *collectives,
-                                      char *err, size_t errlen)
+/* OTF2 3.0 aborts the process when an archive whose collective callbacks were never
+ * set is closed, so such an archive (a failure before the collective steps) is left
+ * open: a small leak on a path that ends the trace anyway. */
+static void discard_writer(hp_trace_writer *w)
 {
-    clear_error(err, errlen);
+    if (w == NULL)
+        return;
+    if (w->archive != NULL && w->collectives_set)
+        OTF2_Archive_Close(w->archive);
+    free_writer(w);
+}
+
+/* Everything up to the first collective step; NULL with a message on failure. */
+static hp_trace_writer *open_local(const char *directory, int rank,
+                                   const hp_trace_collectives *collectives, char *err,
+                                   size_t errlen)
+{
     if (check_directory(directory, err, errlen) != 0)
         return NULL;
     hp_trace_writer *w = new_writer(directory, rank, collectives);
@@ -308,9 +334,30 @@ hp_trace_writer *hp_trace_writer_open(const char *directory, int rank,
         free_writer(w);
         return NULL;
     }
-    if (prepare_archive(w, collectives, err, errlen) != 0) {
-        OTF2_Archive_Close(w->archive);
-        free_writer(w);
+    if (prepare_local(w, err, errlen) != 0) {
+        discard_writer(w);
+        return NULL;
+    }
+    return w;
+}
+
+hp_trace_writer *hp_trace_writer_open(const char *directory, int rank,
+                                      const hp_trace_collectives *collectives,
+                                      char *err, size_t errlen)
+{
+    clear_error(err, errlen);
+    hp_trace_writer *w = open_local(directory, rank, collectives, err, errlen);
+    /* No process may enter OTF2's collectives unless every process can. */
+    if (collectives != NULL && collectives->agree != NULL &&
+        !collectives->agree(w != NULL, collectives->arg)) {
+        if (w != NULL)
+            set_error(err, errlen, "%s: not opened, because another process could not open "
+                      "it", w->anchor_path);
+        discard_writer(w);
+        return NULL;
+    }
+    if (w != NULL && prepare_collective(w, collectives, err, errlen) != 0) {
+        discard_writer(w);
         return NULL;
     }
     return w;
@@ -344,6 +391,36 @@ static hp_trace_payload payload_of(const hp_trace_event *e, size_t i)
     return (hp_trace_payload){ slot->time, (uint64_t)slot->kind | (uint64_t)slot->region << 32 };
 }
 
+static OTF2_ErrorCode write_request_event(location_stream *s, const hp_trace_event *e,
+                                          uint64_t t)
+{
+    hp_trace_payload p = payload_of(e, 0);
+    uint32_t peer = (uint32_t)(p.a >> 32), tag = (uint32_t)p.a;
+    switch (e->kind) {
+    case HP_TRACE_MPI_ISEND:
+        return OTF2_EvtWriter_MpiIsend(s->writer, NULL, t, peer, e->region, tag, p.b,
+                                       payload_of(e, 1).a);
+    case HP_TRACE_MPI_IRECV:
+        return OTF2_EvtWriter_MpiIrecv(s->writer, NULL, t, peer, e->region, tag, p.b,
+                                       payload_of(e, 1).a);
+    case HP_TRACE_MPI_ISEND_COMPLETE:
+        return OTF2_EvtWriter_MpiIsendComplete(s->writer, NULL, t, p.a);
+    case HP_TRACE_MPI_IRECV_REQUEST:
+        return OTF2_EvtWriter_MpiIrecvRequest(s->writer, NULL, t, p.a);
+    case HP_TRACE_NBC_REQUEST:
+        return OTF2_EvtWriter_NonBlockingCollectiveRequest(s->writer, NULL, t, p.a);
+    case HP_TRACE_NBC_COMPLETE: {
+        hp_trace_payload q = payload_of(e, 1);
+        return OTF2_EvtWriter_NonBlockingCollectiveComplete(s->writer, NULL, t,
+                                                            (OTF2_CollectiveOp)(p.a >> 32),
+                                                            e->region, (uint32_t)p.a, p.b,
+                                                            q.a, q.b);
+    }
+    default: /* HP_TRACE_MPI_REQUEST_CANCELLED */
+        return OTF2_EvtWriter_MpiRequestCancelled(s->writer, NULL, t, p.a);
+    }
+}
+
 static OTF2_ErrorCode write_mpi_event(location_stream *s, const hp_trace_event *e, uint64_t t)
 {
     hp_trace_payload p = payload_of(e, 0);
@@ -355,18 +432,24 @@ static OTF2_ErrorCode write_mpi_event(location_stream *s, const hp_trace_event *
         return OTF2_EvtWriter_MpiRecv(s->writer, NULL, t, peer, e->region, tag, p.b);
     case HP_TRACE_COLL_BEGIN:
         return OTF2_EvtWriter_MpiCollectiveBegin(s->writer, NULL, t);
-    default: { /* HP_TRACE_COLL_END */
+    case HP_TRACE_COLL_END: {
         uint32_t root = (uint32_t)p.a;
         return OTF2_EvtWriter_MpiCollectiveEnd(s->writer, NULL, t,
                                                (OTF2_CollectiveOp)(p.a >> 32), e->region,
                                                root, p.b, payload_of(e, 1).a);
     }
+    default:
+        return write_request_event(s, e, t);
     }
 }
 
 static int write_event(hp_trace_writer *w, location_stream *s, const hp_trace_event *e,
                        char *err, size_t errlen)
 {
+    /* A communicator that is not defined in the trace (the caller maps it to
+     * UINT32_MAX): its event is left out, and not counted. */
+    if (hp_trace_has_comm(e->kind) && e->region == UINT32_MAX)
+        return 0;
     uint64_t t = hp_trace_clock_map(s->clock, e->time);
     if (t < s->last_time) {
         t = s->last_time;
@@ -385,6 +468,13 @@ static int write_event(hp_trace_writer *w, location_stream *s, const hp_trace_ev
     case HP_TRACE_MPI_RECV:
     case HP_TRACE_COLL_BEGIN:
     case HP_TRACE_COLL_END:
+    case HP_TRACE_MPI_ISEND:
+    case HP_TRACE_MPI_ISEND_COMPLETE:
+    case HP_TRACE_MPI_IRECV_REQUEST:
+    case HP_TRACE_MPI_IRECV:
+    case HP_TRACE_MPI_REQUEST_CANCELLED:
+    case HP_TRACE_NBC_REQUEST:
+    case HP_TRACE_NBC_COMPLETE:
         rc = write_mpi_event(s, e, t);
         break;
     default:
@@ -795,44 +885,48 @@ static void put_regions(global_defs *d)
 }
 
 /* An MPI communicator as OTF2 wants it: a Comm referencing a Group whose members are
- * indices into the COMM_LOCATIONS group (= MPI_COMM_WORLD ranks). Communicators the
- * program creates will be more entries of this kind. */
+ * indices into the COMM_LOCATIONS group (= MPI_COMM_WORLD ranks). */
 typedef struct mpi_comm_def {
-    const char *name;
     OTF2_GroupType type; /* COMM_GROUP, or COMM_SELF (no members) */
-    uint32_t nmembers;
-    const uint64_t *world_ranks;
+    hp_trace_comm comm;
 } mpi_comm_def;
 
 enum { COMM_LOCATIONS_GROUP = 0 };
 
-/* Comm c uses group 1 + c. */
+/* Comm c uses group 1 + c. Groups first, as Score-P writes them. */
 static void put_mpi_comms(global_defs *d, const mpi_comm_def *comms, uint32_t ncomms)
 {
     for (uint32_t c = 0; c < ncomms; c++)
         put(d, OTF2_GlobalDefWriter_WriteGroup(d->writer, COMM_LOCATIONS_GROUP + 1 + c,
                                                str(d, ""), comms[c].type, OTF2_PARADIGM_MPI,
-                                               OTF2_GROUP_FLAG_NONE, comms[c].nmembers,
-                                               comms[c].world_ranks),
+                                               OTF2_GROUP_FLAG_NONE, comms[c].comm.nmembers,
+                                               comms[c].comm.members),
             "Group");
-    for (uint32_t c = 0; c < ncomms; c++)
-        put(d, OTF2_GlobalDefWriter_WriteComm(d->writer, c, str(d, comms[c].name),
+    for (uint32_t c = 0; c < ncomms; c++) {
+        uint32_t parent = comms[c].comm.parent;
+        put(d, OTF2_GlobalDefWriter_WriteComm(d->writer, c, str(d, comms[c].comm.name),
                                               COMM_LOCATIONS_GROUP + 1 + c,
-                                              OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE),
+                                              parent < c ? parent : OTF2_UNDEFINED_COMM,
+                                              OTF2_COMM_FLAG_NONE),
             "Comm");
+    }
 }
 
 /* Group 0: COMM_LOCATIONS (world rank i -> location of rank i's first thread), defined
- * before any group that indexes it; Comm 0 MPI_COMM_WORLD, Comm 1 MPI_COMM_SELF. */
+ * before any group that indexes it; Comm 0 MPI_COMM_WORLD, Comm 1 MPI_COMM_SELF, then
+ * the communicators the program created (hp_trace_writer_set_comms). */
 static void put_mpi_groups(global_defs *d)
 {
     if (!d->mpi_run)
         return;
-    uint32_t nranks = (uint32_t)d->p->nprocesses;
+    uint32_t nranks = (uint32_t)d->p->nprocesses, ncomms = 2 + d->w->ncomms;
     uint64_t *world = malloc(nranks * sizeof *world);
-    if (world == NULL) {
+    mpi_comm_def *comms = malloc(ncomms * sizeof *comms);
+    if (world == NULL || comms == NULL) {
         set_error(d->err, d->errlen, "%s: out of memory", d->w->anchor_path);
         d->failed = 1;
+        free(world);
+        free(comms);
         return;
     }
     for (uint32_t r = 0; r < nranks; r++)
@@ -841,12 +935,20 @@ static void put_mpi_groups(global_defs *d)
                                            OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
                                            OTF2_GROUP_FLAG_NONE, nranks, d->master_of_rank),
         "Group");
-    const mpi_comm_def comms[] = {
-        { "MPI_COMM_WORLD", OTF2_GROUP_TYPE_COMM_GROUP, nranks, world },
-        { "MPI_COMM_SELF", OTF2_GROUP_TYPE_COMM_SELF, 0, NULL },
-    };
-    put_mpi_comms(d, comms, sizeof comms / sizeof comms[0]);
+    comms[0] = (mpi_comm_def){ OTF2_GROUP_TYPE_COMM_GROUP,
+                               { "MPI_COMM_WORLD", UINT32_MAX, nranks, world } };
+    comms[1] = (mpi_comm_def){ OTF2_GROUP_TYPE_COMM_SELF, { "MPI_COMM_SELF", UINT32_MAX, 0, NULL } };
+    for (uint32_t c = 2; c < ncomms; c++)
+        comms[c] = (mpi_comm_def){ OTF2_GROUP_TYPE_COMM_GROUP, d->w->comms[c - 2] };
+    put_mpi_comms(d, comms, ncomms);
+    free(comms);
     free(world);
+}
+
+void hp_trace_writer_set_comms(hp_trace_writer *w, const hp_trace_comm *comms, uint32_t n)
+{
+    w->comms = comms;
+    w->ncomms = comms != NULL ? n : 0;
 }
 
 /* globalOffset <= every event, traceLength >= last - first: the caller's range, widened

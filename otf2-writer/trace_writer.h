@@ -42,6 +42,11 @@ typedef struct hp_trace_clock {
  * which the writer itself must not depend on). */
 typedef struct hp_trace_collectives {
     OTF2_ErrorCode (*install)(OTF2_Archive *archive, void *arg);
+    /* Optional: called by hp_trace_writer_open on every process with whether its local
+     * preparation succeeded; returns nonzero only when it succeeded everywhere. Without
+     * agreement, a process that failed early would leave the others waiting in OTF2's
+     * collectives. */
+    int (*agree)(int ok, void *arg);
     void *arg;
 } hp_trace_collectives;
 
@@ -76,6 +81,18 @@ int hp_trace_writer_global_defs(hp_trace_writer *w, const hp_profile *p,
                                 const uint64_t *events, double ticks_per_second,
                                 uint64_t first_time, uint64_t last_time,
                                 char *err, size_t errlen);
+
+/* The communicators an MPI program created, defined after MPI_COMM_WORLD (0) and
+ * MPI_COMM_SELF (1) with ids 2, 3, ... in array order; call before global_defs (rank 0).
+ * The writer keeps the pointer until global_defs. */
+typedef struct hp_trace_comm {
+    const char *name;        /* "" = unnamed: readers show "Comm ${id}" (paradigm property) */
+    uint32_t parent;         /* global id of the parent (smaller than its own), UINT32_MAX = none */
+    uint32_t nmembers;
+    const uint64_t *members; /* MPI_COMM_WORLD ranks in communicator rank order */
+} hp_trace_comm;
+
+void hp_trace_writer_set_comms(hp_trace_writer *w, const hp_trace_comm *comms, uint32_t n);
 
 /* Closes the archive (collective). Returns 0 or -1 with a message in err; the writer is
  * freed either way. */

@@ -332,11 +332,17 @@ TEMPLATES = {
     "start": ("", "hp_mpi_req_start({f}, *{0});"),
     "startall": ("", "hp_mpi_req_startall({f}, {0}, {1});"),
     "request_free": ("MPI_Request hp_req = *{0};", "hp_mpi_req_forget(hp_req);"),
+    # Before the real call: MPI may hand the freed handle out again at once.
+    "comm_free": ("hp_mpi_bytes_comm_free({f}, {0});", ""),
 }
 # Rules whose bookkeeping must also run when the call is not measured (requests complete
 # or are freed; skipping would leave stale table entries).
 COMPLETING = {"wait", "test", "waitall", "testall", "waitany", "testany", "waitsome",
               "request_free"}
+# Rules that must run on every call, measured or not: the communicator registry
+# (mpi_comms.c) agrees on a new communicator's identity collectively, so every member
+# has to take part, and names and frees keep it right.
+ALWAYS = {"comm_new", "comm_name", "comm_free"}
 
 
 def c_rule(func, rule, frame="&f"):
@@ -395,22 +401,27 @@ def gen_wrapper(func, entry):
     is_void = ret == "void"
     out.append("    hp_mpi_frame f;")
     completing = [r for r in rules if r[0] in COMPLETING]
+    always = [r for r in rules if r[0] in ALWAYS]
     out.append("    if (!hp_mpi_enter(&f, %s)) {" % fn)
-    if completing:
-        # Not measured, but requests still complete: keep the request table right.
+    if completing or always:
+        # Not measured, but requests still complete (keep the request table right) or
+        # the rule must run anyway (ALWAYS).
         pre_u, post_u = [], []
-        for r in completing:
+        for r in completing + always:
             pre, post = c_rule(func, r, "&f")
             pre_u.append(pre)
-            post_u.append(post)
+            if post:
+                post_u.append(post)
         subst = status_subst(func, completing)
-        out.append("        if (!hp_mpi_req_pending())")
-        out.append("            return %s;" % real)
+        if completing:
+            out.append("        if (!hp_mpi_req_pending())")
+            out.append("            return %s;" % real)
         body = ["hp_mpi_frame_clear(&f);"] + subst + [p for p in pre_u if p]
         body.append("%s ret = %s;" % (ret, real))
-        body.append("if (ret == MPI_SUCCESS) {")
-        body += ["    " + p for p in post_u]
-        body.append("}")
+        if post_u:
+            body.append("if (ret == MPI_SUCCESS) {")
+            body += ["    " + p for p in post_u]
+            body.append("}")
         body.append("return ret;")
         for b in body:
             out += ["        " + x for x in b.replace("\n    ", "\n").split("\n")]
@@ -436,7 +447,8 @@ def gen_wrapper(func, entry):
         pre, post = c_rule(func, r)
         if pre:
             pre_list.append(pre)
-        post_list.append(post)
+        if post:
+            post_list.append(post)
     for s in status_subst(func, rules):
         out.append("    " + s)
     for p in pre_list:
@@ -524,8 +536,8 @@ def main():
          " * HP_MPI_REAL(name) is PMPI_name, or with -DHP_MPI_PRELOAD the next definition of",
          " * MPI_name found by dlsym(RTLD_NEXT), resolved at first use and cached. */",
          "#include <mpi.h>", "#include <stddef.h>",
-         '#include "mpi_adapter.h"', '#include "mpi_bytes.h"', '#include "mpi_requests.h"',
-         '#include "mpi_functions.h"', "",
+         '#include "mpi_adapter.h"', '#include "mpi_bytes.h"', '#include "mpi_comms.h"',
+         '#include "mpi_requests.h"', '#include "mpi_functions.h"', "",
          "#pragma GCC diagnostic ignored \"-Wunused-parameter\"", "",
          "#define HP_MPI_API __attribute__((visibility(\"default\")))", "",
          "/* mpi.h may define the handle conversions as macros; we define functions. */"]

@@ -17,6 +17,7 @@
 #include <otf2/OTF2_Events.h>
 
 #include "adapters/mpi/mpi_adapter.h"
+#include "adapters/mpi/mpi_comms.h"
 #include "measurement/config.h"
 #include "measurement/event.h"
 #include "measurement/location.h"
@@ -109,6 +110,15 @@ static uint8_t collective_op_of(const char *name)
         { "MPI_Scatter", OTF2_COLLECTIVE_OP_SCATTER },
         { "MPI_Allgather", OTF2_COLLECTIVE_OP_ALLGATHER },
         { "MPI_Alltoall", OTF2_COLLECTIVE_OP_ALLTOALL },
+        { "MPI_Gatherv", OTF2_COLLECTIVE_OP_GATHERV },
+        { "MPI_Scatterv", OTF2_COLLECTIVE_OP_SCATTERV },
+        { "MPI_Allgatherv", OTF2_COLLECTIVE_OP_ALLGATHERV },
+        { "MPI_Alltoallv", OTF2_COLLECTIVE_OP_ALLTOALLV },
+        { "MPI_Alltoallw", OTF2_COLLECTIVE_OP_ALLTOALLW },
+        { "MPI_Reduce_scatter", OTF2_COLLECTIVE_OP_REDUCE_SCATTER },
+        { "MPI_Reduce_scatter_block", OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK },
+        { "MPI_Scan", OTF2_COLLECTIVE_OP_SCAN },
+        { "MPI_Exscan", OTF2_COLLECTIVE_OP_EXSCAN },
     };
     size_t n = strlen(name);
     if (n > 2 && strcmp(name + n - 2, "_c") == 0) /* large-count variants */
@@ -116,15 +126,50 @@ static uint8_t collective_op_of(const char *name)
     for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
         if (strlen(ops[i].name) == n && strncmp(ops[i].name, name, n) == 0)
             return (uint8_t)(ops[i].op + 1);
+    /* Non-blocking variants: "MPI_Ibcast" is MPI_Bcast's operation. */
+    if (n > 6 && strncmp(name, "MPI_I", 5) == 0 && name[5] >= 'a' && name[5] <= 'z') {
+        char blocking[64];
+        snprintf(blocking, sizeof(blocking), "MPI_%c%.*s", name[5] - 'a' + 'A', (int)(n - 6),
+                 name + 6);
+        return collective_op_of(blocking);
+    }
     return 0;
 }
 
-/* OTF2 communicator id: the writer defines MPI_COMM_WORLD as 0 and MPI_COMM_SELF as 1;
- * communicators the program creates are not defined yet, so their events are left out
- * (UINT32_MAX). */
+unsigned hp_mpi_collective_op(unsigned fn)
+{
+    return collective_ops != NULL ? collective_ops[fn] : 0;
+}
+
+/* The local communicator id of the events (mpi_comms.h: 0 MPI_COMM_WORLD, 1
+ * MPI_COMM_SELF, 2... the communicators the program created), translated into the
+ * job's ids when the trace is written; UINT32_MAX (intercommunicators, communicators
+ * the registry could not take) leaves the events out. */
 static uint32_t trace_comm_id(MPI_Comm comm)
 {
-    return comm == MPI_COMM_WORLD ? 0 : comm == MPI_COMM_SELF ? 1 : UINT32_MAX;
+    return hp_mpi_comm_local_id(comm);
+}
+
+/* MpiIsend at the call's start, MpiIrecvRequest likewise (their completion events come
+ * from the completing call, hp_mpi_trace_completion). */
+static void trace_request_events(hp_trace_buffer *b, const hp_mpi_frame *f, uint32_t comm,
+                                 uint64_t start)
+{
+    if (f->trace & HP_MPI_TRACE_ISEND) {
+        hp_trace_payload p[2] = {
+            { (uint64_t)(uint32_t)f->send_peer << 32 | (uint32_t)f->send_tag, f->bytes_sent },
+            { f->request_id, 0 }
+        };
+        hp_trace_add_args(b, HP_TRACE_MPI_ISEND, comm, start, p, 2);
+    }
+    if (f->trace & HP_MPI_TRACE_IRECV_REQUEST) {
+        hp_trace_payload p = { f->request_id, 0 };
+        hp_trace_add_args(b, HP_TRACE_MPI_IRECV_REQUEST, 0, start, &p, 1);
+    }
+    if (f->trace & HP_MPI_TRACE_NBC_REQUEST) {
+        hp_trace_payload p = { f->request_id, 0 };
+        hp_trace_add_args(b, HP_TRACE_NBC_REQUEST, 0, start, &p, 1);
+    }
 }
 
 /* The message and collective events of a measured call, between its Enter (at start)
@@ -141,6 +186,7 @@ static HP_COLD void trace_mpi_events(hp_location *loc, const hp_mpi_frame *f, ui
                                f->bytes_sent };
         hp_trace_add_args(b, HP_TRACE_MPI_SEND, comm, start, &p, 1);
     }
+    trace_request_events(b, f, comm, start);
     uint8_t op = collective_ops != NULL ? collective_ops[f->fn] : 0;
     if ((f->trace & HP_MPI_TRACE_COLL) && op != 0)
         hp_trace_add(b, HP_TRACE_COLL_BEGIN, comm, start);

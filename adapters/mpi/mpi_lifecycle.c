@@ -131,7 +131,7 @@ void hp_mpi_after_init(void)
 }
 
 /* Sends or receives a byte buffer of any size in chunks MPI's int counts can hold. */
-static void send_bytes(const char *data, uint64_t length, int peer)
+void hp__mpi_send_bytes(const char *data, uint64_t length, int peer)
 {
     PMPI_Send(&length, 1, MPI_UINT64_T, peer, UNIFY_TAG, unify_comm);
     for (uint64_t done = 0; done < length; done += CHUNK) {
@@ -142,7 +142,7 @@ static void send_bytes(const char *data, uint64_t length, int peer)
 
 /* Returns a malloc'ed buffer (NULL when the peer sent nothing or memory ran out; the
  * message is received and dropped then, so both sides stay in step). */
-static char *recv_bytes(int peer, uint64_t *length)
+char *hp__mpi_recv_bytes(int peer, uint64_t *length)
 {
     PMPI_Recv(length, 1, MPI_UINT64_T, peer, UNIFY_TAG, unify_comm, MPI_STATUS_IGNORE);
     char *data = *length > 0 ? malloc(*length) : NULL;
@@ -192,13 +192,13 @@ static void unify(hp_owned_profile *acc, int *have)
             size_t length = 0;
             if (*have && hp_profile_serialize(&acc->profile, &out, &length) < 0)
                 length = 0;
-            send_bytes(out, length, world_rank - step);
+            hp__mpi_send_bytes(out, length, world_rank - step);
             free(out);
             return;
         }
         if (world_rank + step < world_size) {
             uint64_t length;
-            char *data = recv_bytes(world_rank + step, &length);
+            char *data = hp__mpi_recv_bytes(world_rank + step, &length);
             absorb(acc, have, data, length);
             free(data);
         }

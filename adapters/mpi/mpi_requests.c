@@ -30,7 +30,9 @@ enum {
 enum req_kind {
     KIND_RECV = 1,  /* Irecv & co.: count from the status, then forget */
     KIND_PRECV = 2, /* persistent receive: count from the status when active */
-    KIND_PERSIST = 3 /* persistent send/collective: bytes counted at Start */
+    KIND_PERSIST = 3, /* persistent send/collective: bytes counted at Start */
+    KIND_SEND = 4,   /* traced Isend & co.: its completion event, then forget */
+    KIND_COLL = 5    /* traced non-blocking collective: likewise */
 };
 
 #define KEY_EMPTY ((uint64_t)0)
@@ -42,11 +44,17 @@ typedef struct req_slot {
     uint32_t active;
     uint64_t sent, received;
     uint32_t msgs_sent, msgs_received;
+    uint64_t trace_id; /* 0 = no trace events */
+    uint32_t trace_comm;
+    uint32_t op, root; /* KIND_COLL */
+    int32_t peer, tag; /* traced persistent send (KIND_PERSIST) */
+    uint32_t persistent_traced; /* KIND_PERSIST / KIND_PRECV: events at each activation */
 } req_slot;
 
 static req_slot table[HP_MPI_REQ_SLOTS];
 long hp_mpi_req_live;
 static uint64_t lost;
+static uint64_t last_trace_id; /* atomic */
 
 static inline uint64_t key_of(MPI_Request r)
 {
@@ -128,6 +136,87 @@ static void set_entry(req_slot *s, uint32_t kind, const hp_mpi_frame *b)
     s->received = b ? b->bytes_received : 0;
     s->msgs_sent = b ? (uint32_t)b->messages_sent : 0;
     s->msgs_received = b ? (uint32_t)b->messages_received : 0;
+    s->trace_id = 0;
+    s->persistent_traced = 0;
+}
+
+static uint64_t trace_id_for(req_slot *s, uint32_t comm)
+{
+    s->trace_comm = comm;
+    s->trace_id = __atomic_add_fetch(&last_trace_id, 1, __ATOMIC_RELAXED);
+    return s->trace_id;
+}
+
+uint64_t hp_mpi_req_trace_send(MPI_Request req, uint32_t comm)
+{
+    req_slot *s = insert(req);
+    if (s == NULL)
+        return 0;
+    set_entry(s, KIND_SEND, NULL);
+    return trace_id_for(s, comm);
+}
+
+uint64_t hp_mpi_req_trace_coll(MPI_Request req, uint32_t comm, uint32_t op, uint32_t root,
+                               const hp_mpi_frame *bytes)
+{
+    req_slot *s = insert(req);
+    if (s == NULL)
+        return 0;
+    set_entry(s, KIND_COLL, bytes);
+    s->op = op;
+    s->root = root;
+    return trace_id_for(s, comm);
+}
+
+int hp_mpi_req_trace_persistent(MPI_Request req, uint32_t comm, int peer, int tag)
+{
+    req_slot *s = req != MPI_REQUEST_NULL ? find(key_of(req)) : NULL;
+    if (s == NULL || (s->kind != KIND_PERSIST && s->kind != KIND_PRECV))
+        return 0;
+    s->trace_comm = comm;
+    s->peer = peer;
+    s->tag = tag;
+    s->persistent_traced = 1;
+    return 1;
+}
+
+uint64_t hp_mpi_req_trace_recv(MPI_Request req, uint32_t comm)
+{
+    req_slot *s = req != MPI_REQUEST_NULL ? find(key_of(req)) : NULL;
+    return s != NULL && s->kind == KIND_RECV && s->trace_id == 0 ? trace_id_for(s, comm) : 0;
+}
+
+/* What a completed receive, traced send or collective (or an activation of a persistent
+ * request) leaves: bytes and the completion event. e is a copy of the slot taken before
+ * its removal. */
+static void complete_once(hp_mpi_frame *f, const req_slot *e, const MPI_Status *status)
+{
+    uint64_t before = f->bytes_received;
+    if (e->kind == KIND_RECV || e->kind == KIND_PRECV)
+        hp_mpi_bytes_recv(f, status);
+    if (e->trace_id == 0)
+        return;
+    if (e->kind == KIND_COLL)
+        hp_mpi_trace_collective_completion(f, e->trace_id, e->trace_comm, e->op, e->root,
+                                           e->sent, e->received);
+    else
+        hp_mpi_trace_completion(f, e->trace_id, e->trace_comm, status,
+                                f->bytes_received - before,
+                                e->kind == KIND_RECV || e->kind == KIND_PRECV);
+}
+
+/* The value fields of a slot (not its key, which other threads change atomically). */
+static req_slot snapshot(const req_slot *s)
+{
+    return (req_slot){ .kind = s->kind, .sent = s->sent, .received = s->received,
+                       .trace_id = s->trace_id, .trace_comm = s->trace_comm, .op = s->op,
+                       .root = s->root };
+}
+
+/* Entries that one completion removes (the others stay until freed). */
+static bool removed_at_completion(uint32_t kind)
+{
+    return kind == KIND_RECV || kind == KIND_SEND || kind == KIND_COLL;
 }
 
 void hp_mpi_req_track_recv(MPI_Request req)
@@ -165,6 +254,11 @@ void hp_mpi_req_start(hp_mpi_frame *f, MPI_Request req)
         f->messages_sent += s->msgs_sent;
         f->messages_received += s->msgs_received;
     }
+    if (s->persistent_traced) { /* one trace id per activation */
+        s->trace_id = __atomic_add_fetch(&last_trace_id, 1, __ATOMIC_RELAXED);
+        hp_mpi_trace_start(f, s->trace_id, s->trace_comm, s->peer, s->tag, s->sent,
+                           s->kind == KIND_PRECV);
+    }
 }
 
 void hp_mpi_req_startall(hp_mpi_frame *f, int count, const MPI_Request reqs[])
@@ -191,9 +285,10 @@ void hp_mpi_req_complete(hp_mpi_frame *f, MPI_Request req, const MPI_Status *sta
         return;
     uint64_t k = key_of(req);
     req_slot *s = find(k);
-    for (int i = 0; s != NULL && s->kind == KIND_RECV && i < REMOVAL_TRIES; i++) {
+    for (int i = 0; s != NULL && removed_at_completion(s->kind) && i < REMOVAL_TRIES; i++) {
+        req_slot copy = snapshot(s); /* before the removal: the slot is free after it */
         if (claim_removal(s, k)) {
-            hp_mpi_bytes_recv(f, status);
+            complete_once(f, &copy, status);
             return;
         }
         s = find(k); /* another thread took that entry: look for ours */
@@ -202,15 +297,18 @@ void hp_mpi_req_complete(hp_mpi_frame *f, MPI_Request req, const MPI_Status *sta
         return;
     switch (s->kind) {
     case KIND_RECV:
+    case KIND_SEND:
+    case KIND_COLL:
         break;
     case KIND_PRECV:
+    case KIND_PERSIST:
         if (s->active) {
             s->active = 0;
-            hp_mpi_bytes_recv(f, status);
+            req_slot copy = snapshot(s);
+            complete_once(f, &copy, status); /* the bytes of a send were counted at Start */
         }
         break;
     default:
-        s->active = 0;
         break;
     }
 }

@@ -6,8 +6,9 @@
  * The table is a fixed-size open-addressing hash (MPI_Request -> kind, bytes) in static
  * storage: no locks, no heap, bounded probing; a request that finds no slot is counted
  * as lost (hp_mpi_req_lost) and moves no bytes. Non-blocking sends are counted at the
- * call and never enter the table, so an empty table (the common case of programs without
- * Irecv) makes every completion call skip the bookkeeping after one load.
+ * call and enter the table only when traced (for their completion event), so an empty
+ * table (the common case of untraced programs without Irecv) makes every completion call
+ * skip the bookkeeping after one load.
  */
 #ifndef HP_ADAPTERS_MPI_MPI_REQUESTS_H
 #define HP_ADAPTERS_MPI_MPI_REQUESTS_H
@@ -42,6 +43,20 @@ void hp_mpi_req_track_precv(MPI_Request req);
 /* After MPI_Send_init & co. and the persistent collectives (*_init): what one activation
  * moves, counted into the frame of each MPI_Start/MPI_Startall. */
 void hp_mpi_req_track_persistent(MPI_Request req, const hp_mpi_frame *bytes);
+/* Tracing: a non-blocking send enters the table (only when traced) and gets a trace id;
+ * a receive tracked by hp_mpi_req_track_recv gets one too. Both return the id (unique in
+ * the process, never 0), or 0 when the request could not be tracked (no event then).
+ * comm is the local communicator id of its events (mpi_comms.h). */
+uint64_t hp_mpi_req_trace_send(MPI_Request req, uint32_t comm);
+uint64_t hp_mpi_req_trace_recv(MPI_Request req, uint32_t comm);
+/* A persistent send or receive (after the *_init call's own tracking): each activation
+ * gets a new trace id at MPI_Start and its events. Returns 0 when not tracked. */
+int hp_mpi_req_trace_persistent(MPI_Request req, uint32_t comm, int peer, int tag);
+/* A non-blocking collective (OTF2 operation op, root or OTF2_UNDEFINED_UINT32, the bytes
+ * of the frame): entered with its trace id, like a send. */
+uint64_t hp_mpi_req_trace_coll(MPI_Request req, uint32_t comm, uint32_t op, uint32_t root,
+                               const hp_mpi_frame *bytes);
+
 /* MPI_Start / MPI_Startall. */
 void hp_mpi_req_start(hp_mpi_frame *f, MPI_Request req);
 void hp_mpi_req_startall(hp_mpi_frame *f, int count, const MPI_Request reqs[]);

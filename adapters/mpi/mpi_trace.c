@@ -1,17 +1,22 @@
 /*
  * The OTF2 trace of an MPI job, written at MPI_Finalize after the profiles were unified:
  * rank 0 sends every rank the job's region table (so each rank can translate its own
- * region ids into the global ones), all ranks write their locations into one archive
- * through OTF2's MPI collectives (on a private communicator, calling PMPI), and rank 0
- * writes the global definitions with every location's event count.
+ * region ids into the global ones), the communicators the program created are unified
+ * (mpi_comms.c; each rank learns their global ids), all ranks agree that the archive
+ * can be opened everywhere before any of them enters OTF2's collectives, write their
+ * locations into one archive through OTF2's MPI collectives (on a private communicator,
+ * calling PMPI), and rank 0 writes the global definitions with every location's event
+ * count and the communicators.
  */
 #define OTF2_MPI_USE_PMPI
 #include <otf2/OTF2_MPI_Collectives.h>
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "adapters/mpi/mpi_comms.h"
 #include "adapters/mpi/mpi_trace.h"
 #include "measurement/location.h"
 #include "measurement/region.h"
@@ -136,41 +141,22 @@ static uint64_t *gather_counts(const uint64_t *mine, int nmine, MPI_Comm comm, i
     return all;
 }
 
-static OTF2_ErrorCode install_mpi_collectives(OTF2_Archive *archive, void *arg)
+/* Every rank's locations, then rank 0's global definitions, then the collective close. */
+static void write_archive(hp_trace_writer *w, const hp_profile *merged, MPI_Comm comm,
+                          int rank, int size, const uint32_t *map, const uint32_t *comm_map,
+                          uint32_t ncomm_map, const hp_trace_comm *comms, uint32_t ncomms)
 {
-    return OTF2_MPI_Archive_SetCollectiveCallbacks(archive, *(MPI_Comm *)arg, MPI_COMM_NULL);
-}
-
-void hp_mpi_trace_write(const char *directory, const hp_profile *merged, MPI_Comm comm,
-                        int rank, int size)
-{
-    uint32_t *map = share_region_map(merged, comm, rank);
-    int ok = map != NULL && directory[0] != '\0', all_ok = 0;
-    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
-    if (!all_ok) {
-        if (rank == 0)
-            fprintf(stderr, "hpmeasure: trace not written (no experiment directory or out "
-                            "of memory on some rank)\n");
-        free(map);
-        return;
-    }
     char err[512];
-    hp_trace_collectives coll = { install_mpi_collectives, &comm };
-    hp_trace_writer *w = hp_trace_writer_open(directory, rank, &coll, err, sizeof(err));
-    if (w == NULL) { /* opening is collective: every rank fails alike */
-        fprintf(stderr, "hpmeasure: rank %d: trace: %s\n", rank, err);
-        free(map);
-        return;
-    }
     int nlocal = (int)hp_location_count();
     uint64_t *mine = calloc(nlocal > 0 ? (size_t)nlocal : 1, sizeof(uint64_t));
     if (mine != NULL)
-        hp_trace_output_locations(w, rank, map, mine);
+        hp_trace_output_locations(w, rank, map, comm_map, ncomm_map, mine);
     uint64_t *all = gather_counts(mine, mine != NULL ? nlocal : 0, comm, rank, size);
     uint64_t span[2], global_span[2];
     hp_trace_output_span(w, &span[0], &span[1]);
     PMPI_Reduce(&span[0], &global_span[0], 1, MPI_UINT64_T, MPI_MIN, 0, comm);
     PMPI_Reduce(&span[1], &global_span[1], 1, MPI_UINT64_T, MPI_MAX, 0, comm);
+    hp_trace_writer_set_comms(w, comms, ncomms);
     if (rank == 0 && (all == NULL ||
                       hp_trace_writer_global_defs(w, merged, all, 1e9, global_span[0],
                                                   global_span[1], err, sizeof(err)) < 0))
@@ -179,5 +165,70 @@ void hp_mpi_trace_write(const char *directory, const hp_profile *merged, MPI_Com
         fprintf(stderr, "hpmeasure: rank %d: trace: %s\n", rank, err);
     free(all);
     free(mine);
+}
+
+typedef struct mpi_collectives {
+    MPI_Comm comm;
+    int first_failed; /* lowest rank whose archive could not be opened, INT_MAX = none */
+} mpi_collectives;
+
+static OTF2_ErrorCode install_mpi_collectives(OTF2_Archive *archive, void *arg)
+{
+    return OTF2_MPI_Archive_SetCollectiveCallbacks(archive, ((mpi_collectives *)arg)->comm,
+                                                   MPI_COMM_NULL);
+}
+
+/* Whether every rank could prepare the archive, and which failed first. */
+static int agree_on_open(int ok, void *arg)
+{
+    mpi_collectives *c = arg;
+    int rank, mine;
+    PMPI_Comm_rank(c->comm, &rank);
+    mine = ok ? INT_MAX : rank;
+    PMPI_Allreduce(&mine, &c->first_failed, 1, MPI_INT, MPI_MIN, c->comm);
+    return c->first_failed == INT_MAX;
+}
+
+/* Opens the archive on every rank or on none. A failure is reported once: by the first
+ * rank that failed, with its reason (the others fail because it did). */
+static hp_trace_writer *open_archive(const char *directory, MPI_Comm comm, int rank)
+{
+    char err[512];
+    mpi_collectives c = { comm, INT_MAX };
+    hp_trace_collectives coll = { install_mpi_collectives, agree_on_open, &c };
+    hp_trace_writer *w = hp_trace_writer_open(directory, rank, &coll, err, sizeof(err));
+    if (w == NULL && (c.first_failed == rank || c.first_failed == INT_MAX))
+        fprintf(stderr, "hpmeasure: rank %d: trace not written: %s\n", rank, err);
+    return w;
+}
+
+void hp_mpi_trace_write(const char *directory, const hp_profile *merged, MPI_Comm comm,
+                        int rank, int size)
+{
+    uint32_t *map = share_region_map(merged, comm, rank);
+    hp_trace_comm *comms = NULL;
+    uint32_t ncomms = 0, *comm_map = NULL, ncomm_map = 0;
+    if (hp_mpi_comms_unify(comm, rank, &comms, &ncomms, &comm_map, &ncomm_map) < 0 &&
+        rank == 0)
+        fprintf(stderr, "hpmeasure: trace: out of memory unifying the communicators; events "
+                        "on communicators the program created are left out\n");
+    if (hp_mpi_comms_lost() > 0)
+        fprintf(stderr, "hpmeasure: rank %d: trace: %llu communicators were not recorded "
+                        "(registry full); their events are left out\n", rank,
+                (unsigned long long)hp_mpi_comms_lost());
+    int ok = map != NULL && directory[0] != '\0', all_ok = 0;
+    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+    hp_trace_writer *w = NULL;
+    if (!all_ok) {
+        if (rank == 0)
+            fprintf(stderr, "hpmeasure: trace not written (no experiment directory or out "
+                            "of memory on some rank)\n");
+    } else {
+        w = open_archive(directory, comm, rank);
+    }
+    if (w != NULL) /* every rank or none */
+        write_archive(w, merged, comm, rank, size, map, comm_map, ncomm_map, comms, ncomms);
+    hp_mpi_comms_free_defs(comms, ncomms);
+    free(comm_map);
     free(map);
 }

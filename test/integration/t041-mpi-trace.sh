@@ -2,10 +2,11 @@
 # An MPI job with HP_ENABLE_TRACING=true: one archive for the job, written by all ranks,
 # readable by otf2-print and otf2check.py, with one location per rank (id rank << 32)
 # whose Enter events per region equal the unified profile's visits, and the message and
-# collective events of the calls on MPI_COMM_WORLD: per rank 3 MpiSend and 3 MpiRecv (the
-# ring's 2 + MPI_Sendrecv's 1; the MPI_PROC_NULL ones move nothing), all matched, and 7
-# collectives (2 Allreduce, Bcast, Alltoall, Barrier, 2 Reduce) with Begin and End.
-# (Non-blocking calls and communicators the program creates get no events yet.)
+# collective events: per rank 3 MpiSend and 3 MpiRecv (the ring's 2 + MPI_Sendrecv's 1;
+# the MPI_PROC_NULL ones move nothing), 3 MpiIsend + MpiIsendComplete and 3
+# MpiIrecvRequest + MpiIrecv (completed by one MPI_Waitall), all matched, and 8
+# collectives with Begin and End: 7 on MPI_COMM_WORLD (2 Allreduce, Bcast, Alltoall,
+# Barrier, 2 Reduce) and an Allreduce on the split communicator (t043 tests more).
 . "$HP_SRCDIR/test/integration/lib.sh"
 plan 9
 OTF2CHECK="$PY $HP_SHARED/tools/otf2check.py"
@@ -22,14 +23,16 @@ otf2-print exp/traces.otf2 | awk '$1 ~ /^MPI_/ { n[$1 " " $2]++ } END { for (k i
     LC_ALL=C sort > mpi-events.txt
 for r in 0 1 2 3; do
     loc=$(awk -v r=$r 'BEGIN { printf "%.0f", r * 4294967296 }')
-    for e in MPI_COLLECTIVE_BEGIN:7 MPI_COLLECTIVE_END:7 MPI_RECV:3 MPI_SEND:3; do
+    for e in MPI_COLLECTIVE_BEGIN:8 MPI_COLLECTIVE_END:8 MPI_RECV:3 MPI_SEND:3 MPI_ISEND:3 \
+             MPI_ISEND_COMPLETE:3 MPI_IRECV_REQUEST:3 MPI_IRECV:3; do
         echo "${e%:*} $loc ${e#*:}"
     done
 done | LC_ALL=C sort > mpi-expected.txt
 check "MpiSend/MpiRecv/collective events per rank" diff -u mpi-expected.txt mpi-events.txt
 $OTF2CHECK exp/traces.otf2 > check.txt 2>&1
-check "12 sends, 12 receives, 12 matched pairs" grep -q "p2p: 12 sends, 12 receives, 12 matched pairs" check.txt
-check "7 collective instances on MPI_COMM_WORLD" grep -q "collectives: 7 collective instances on 1 communicators" check.txt
+check "24 sends, 24 receives, 24 matched pairs" grep -q "p2p: 24 sends, 24 receives, 24 matched pairs" check.txt
+check "9 collective instances: 7 on MPI_COMM_WORLD, 1 on each half" \
+    grep -q "collectives: 9 collective instances on 3 communicators" check.txt
 check_eq "Bcast's end on rank 1 (root) sent 400 bytes" "1" \
     "$(otf2-print exp/traces.otf2 | grep -c 'MPI_COLLECTIVE_END .* 4294967296 .*Operation: BCAST.*Root: 1.*Sent: 400')"
 finish

@@ -376,6 +376,70 @@ TEST(two_ranks_get_mpi_definitions)
     return 0;
 }
 
+/* Non-blocking messages on a communicator the program created (id 2, given with
+ * hp_trace_writer_set_comms, whose rank 0 is world rank 1); an event on an undefined communicator (UINT32_MAX) is left
+ * out and not counted. Payload slots: time = a, kind = low half of b, region = high. */
+static const hp_trace_event isend_rank0[] = {
+    { 100, HP_TRACE_ENTER, REGION_SEND },
+    { 105, HP_TRACE_MPI_ISEND, 2 }, { 9, 64, 0 }, { 7, 0, 0 }, /* to pair rank 0 */
+    { 106, HP_TRACE_MPI_SEND, UINT32_MAX }, { (uint64_t)1 << 32 | 9, 8, 0 },
+    { 110, HP_TRACE_MPI_ISEND_COMPLETE, 0 }, { 7, 0, 0 },
+    { 120, HP_TRACE_LEAVE, REGION_SEND },
+};
+static const hp_trace_event irecv_rank1[] = {
+    { 100, HP_TRACE_ENTER, REGION_SEND },
+    { 101, HP_TRACE_MPI_IRECV_REQUEST, 0 }, { 3, 0, 0 },
+    { 115, HP_TRACE_MPI_IRECV, 2 }, { (uint64_t)1 << 32 | 9, 64, 0 }, { 3, 0, 0 },
+    { 120, HP_TRACE_LEAVE, REGION_SEND },
+};
+
+TEST(created_communicators_and_requests)
+{
+    char err[ERRLEN];
+    char *dir = make_temp_dir();
+    ASSERT(dir != NULL);
+    hp_trace_writer *w = hp_trace_writer_open(dir, 0, NULL, err, sizeof err);
+    if (w == NULL)
+        HP_TEST_FAIL("open: %s", err);
+    const uint64_t rank1 = (uint64_t)1 << 32;
+    const size_t chunk0[] = { 9 }, chunk1[] = { 7 };
+    event_source s0 = { isend_rank0, chunk0, 1, 0, 0, false };
+    event_source s1 = { irecv_rank1, chunk1, 1, 0, 0, false };
+    ASSERT_INT_EQ(hp_trace_writer_location(w, 0, &identity, next_chunk, &s0, err, ERRLEN), 4);
+    ASSERT_INT_EQ(hp_trace_writer_location(w, rank1, &identity, next_chunk, &s1, err, ERRLEN),
+                  4);
+    const uint64_t members[] = { 1, 0 };
+    const hp_trace_comm comms[] = { { "pair", 0, 2, members } };
+    hp_trace_writer_set_comms(w, comms, 1);
+    hp_profile p = make_profile(true);
+    const uint64_t events[] = { 4, 4 };
+    ASSERT_INT_EQ(hp_trace_writer_global_defs(w, &p, events, 1e9, 100, 120, err, sizeof err),
+                  0);
+    ASSERT_INT_EQ(hp_trace_writer_close(w, err, sizeof err), 0);
+
+    ASSERT(otf2check_passes(dir));
+    char *defs = otf2_print("-G", dir);
+    ASSERT(defs != NULL);
+    ASSERT_STR_CONTAINS(defs, "GROUP                                  3  Name: \"\" <0>, "
+                              "Type: COMM_GROUP, Paradigm: \"MPI\" <4>, Flags: NONE, 2 "
+                              "Members: 1 (\"Master thread\" <4294967296>), 0 (");
+    ASSERT_STR_CONTAINS(defs, "COMM                                   2  Name: \"pair\"");
+    ASSERT_STR_CONTAINS(defs, "Group: \"\" <3>, Parent: \"MPI_COMM_WORLD\" <0>");
+    free(defs);
+    char *print = otf2_print("", dir);
+    ASSERT(print != NULL);
+    ASSERT_INT_EQ(count_events(print, "MPI_ISEND", 0), 1);
+    ASSERT_INT_EQ(count_events(print, "MPI_ISEND_COMPLETE", 0), 1);
+    ASSERT_INT_EQ(count_events(print, "MPI_SEND", 0), 0);
+    ASSERT_INT_EQ(count_events(print, "MPI_IRECV_REQUEST", rank1), 1);
+    ASSERT_INT_EQ(count_events(print, "MPI_IRECV", rank1), 1);
+    ASSERT_STR_CONTAINS(print, "Receiver: 0 (\"Master thread\" <4294967296>), Communicator: "
+                               "\"pair\" <2>, Tag: 9, Length: 64, Request: 7");
+    free(print);
+    remove_tree(dir);
+    return 0;
+}
+
 /* A clock mapping that goes backwards must not make OTF2 refuse the event. */
 TEST(backward_timestamps_are_clamped)
 {
@@ -582,7 +646,7 @@ TEST(existing_archive_is_refused)
 
 TEST(bad_events_and_misuse_are_reported)
 {
-    static const hp_trace_event bad_kind[] = { { 1, HP_TRACE_ENTER, 0 }, { 2, 7, 0 } };
+    static const hp_trace_event bad_kind[] = { { 1, HP_TRACE_ENTER, 0 }, { 2, 99, 0 } };
     static const size_t one_chunk[] = { 2 };
     char err[ERRLEN];
     char *dir = make_temp_dir();
@@ -592,7 +656,7 @@ TEST(bad_events_and_misuse_are_reported)
 
     event_source s = { bad_kind, one_chunk, 1, 0, 0, false };
     ASSERT_INT_EQ(hp_trace_writer_location(w, 0, &identity, next_chunk, &s, err, ERRLEN), -1);
-    ASSERT_STR_CONTAINS(err, "unknown kind 7");
+    ASSERT_STR_CONTAINS(err, "unknown kind 99");
 
     event_source failing = { nested, nested_chunks, 2, 0, 0, true };
     ASSERT_INT_EQ(hp_trace_writer_location(w, 1, &identity, next_chunk, &failing, err,
@@ -630,6 +694,7 @@ TEST(bad_events_and_misuse_are_reported)
 HP_TEST_LIST(TEST_ENTRY(serial_archive_reads_back),
              TEST_ENTRY(serial_definitions_follow_scorep),
              TEST_ENTRY(two_ranks_get_mpi_definitions),
+             TEST_ENTRY(created_communicators_and_requests),
              TEST_ENTRY(roles_and_paradigms_map_to_otf2),
              TEST_ENTRY(backward_timestamps_are_clamped), TEST_ENTRY(clock_mapping),
              TEST_ENTRY(large_location_is_flushed_in_chunks),

@@ -66,22 +66,27 @@ static hp_cct_node *failed_node(hp_location *loc, hp_cct_node *anchor)
     return n;
 }
 
-/* Adds frames (innermost first) below anchor and returns the innermost node. A frame
- * that matches the previous path at the same depth is the same activation: no visit. */
+/* Adds frames (innermost first) below anchor and returns the innermost node.
+ *
+ * Visits are counted as lower bounds: a frame is taken for the activation the previous
+ * path had at its depth when the function is the same and everything outside it is the
+ * same, including the call site in its parent (a different call site means a new call).
+ * Its own call site does not matter: it moves on while the function runs. */
 static hp_cct_node *attach_path(hp_location *loc, hp_cct_node *anchor,
                                 const hp_unwind_frame *frames, size_t count)
 {
     struct hp_sampling *s = loc->sampling;
     hp_cct_node *node = anchor;
     bool same = anchor == s->prev_anchor;
+    uintptr_t old_parent_site = 0, new_parent_site = 0;
     size_t depth = 0;
     for (size_t i = count; i-- > 0; depth++) {
         const hp_unwind_frame *f = &frames[i];
-        if (same && depth < s->prev_count && s->prev[depth].start == f->start &&
-            s->prev[depth].site == f->site) {
+        same = same && depth < s->prev_count && s->prev[depth].start == f->start &&
+               old_parent_site == new_parent_site;
+        if (same) {
             node = s->prev_nodes[depth];
         } else {
-            same = false;
             hp_region *r = hp_region_for_sample(f->start, &loc->arena);
             hp_cct_node *child = r != NULL ? hp_cct_child(&loc->cct, node, r) : NULL;
             if (child == NULL)
@@ -89,6 +94,8 @@ static hp_cct_node *attach_path(hp_location *loc, hp_cct_node *anchor,
             child->visits++;
             node = child;
         }
+        old_parent_site = depth < s->prev_count ? s->prev[depth].site : 0;
+        new_parent_site = f->site;
         s->prev[depth] = *f;
         s->prev_nodes[depth] = node;
     }

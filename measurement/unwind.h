@@ -3,7 +3,8 @@
  * MPI wrappers (from the current context) when user code is not instrumented.
  *
  * An unwind yields the frames from the innermost outward, each as the start address of
- * its function and the call site it is executing: at the same depth, the same pair in two
+ * its function and the call site it is executing (the return address into the next inner
+ * frame): a frame whose function and callers, with their call sites, are the same in two
  * unwinds is taken as the same activation (a lower bound for visit counts: a function
  * called twice in a row from the same place looks like one visit). Frames of hpmeasure's own code (wrappers, hooks) are left out. The outermost frames that belong to the C library or the program's entry point
  * (_start, __libc_start_main, start_thread, clone) are left out: a path begins at main or

@@ -4,8 +4,9 @@
 # through a function in a shared library (main/compute/lib_exchange/MPI_Allreduce, 50
 # calls per rank). HP_MPI_UNWIND_EXCLUDE keeps cheap calls from unwinding (they sit
 # below the root), HP_SAMPLING_FREQUENCY=0 turns unwinding off, bad values are refused.
+# Visits of sampled functions are lower bounds of the true counts.
 . "$HP_SRCDIR/test/integration/lib.sh"
-plan 11
+plan 13
 
 SRC="$PROGRAMS/sampling"
 check "build the shared library" mpicc -O1 -g -fPIC -shared -o libpathlib.so "$SRC/libpath_lib.c"
@@ -45,6 +46,20 @@ HP_SAMPLING_FREQUENCY=0 HP_EXPERIMENT_DIRECTORY=off timeout 60 mpiexec -n 2 ./li
 check_eq "HP_SAMPLING_FREQUENCY=0: no unwinding, MPI calls below the root" \
     "$(mpi_paths off/profile.cubex | grep -c '^libpath/MPI_')" "$(mpi_paths off/profile.cubex | wc -l)"
 check "cubecheck.py passes" sh -c "$CUBECHECK nc/profile.cubex && $CUBECHECK run/profile.cubex"
+# Visits of sampled functions are lower bounds; MPI calls' visits stay exact.
+check "build visits.c with --nocompiler" hp-instrument --nocompiler mpicc -O1 -o visits "$SRC/visits.c"
+HP_EXPERIMENT_DIRECTORY=vis timeout 60 mpiexec -n 2 ./visits > /dev/null 2>&1
+visits_ok() {
+    $CUBEDUMP vis/profile.cubex | awk -F'\t' '
+        { sub("visits=", "", $3); v[$1 " " $2] = $3 + 0 }
+        END { for (r = 0; r < 2; r++) {
+                  if (v["visits/main " r] != 1) exit 1
+                  c = v["visits/main/compute " r]; if (c < 1 || c > 5) exit 1
+                  w = v["visits/main/compute/work " r]; if (w < 90 || w > 100) exit 1
+                  if (v["visits/main/compute/MPI_Barrier " r] != 100) exit 1 } }'
+}
+check "visits: main 1, compute 1..5, work 90..100 (lower bounds), MPI_Barrier 100 per rank" \
+    visits_ok
 expect_fail "bad HP_MPI_UNWIND_EXCLUDE: the variable and the name" \
     "HP_MPI_UNWIND_EXCLUDE: unknown MPI function 'MPI_Bogus'" \
     env HP_MPI_UNWIND_EXCLUDE=MPI_Bogus mpiexec -n 1 ./libpath

@@ -443,6 +443,38 @@ static OTF2_ErrorCode write_mpi_event(location_stream *s, const hp_trace_event *
     }
 }
 
+/* The program's begin and end, on each process's master thread, as Score-P writes them
+ * (name: global string 1, no arguments, exit status undefined). */
+enum { PROGRAM_NAME_STRING = 1 };
+
+static bool is_master(const location_stream *s)
+{
+    return (s->id & 0xffffffffu) == 0;
+}
+
+static int write_program_begin(hp_trace_writer *w, location_stream *s, uint64_t t,
+                               char *err, size_t errlen)
+{
+    OTF2_ErrorCode rc = OTF2_EvtWriter_ProgramBegin(s->writer, NULL, t, PROGRAM_NAME_STRING,
+                                                    0, NULL);
+    if (check_otf2(w, rc, "writing ProgramBegin", err, errlen) != 0)
+        return -1;
+    if (s->written++ == 0 && t < w->first_time)
+        w->first_time = t;
+    return 0;
+}
+
+static int write_program_end(hp_trace_writer *w, location_stream *s, char *err,
+                             size_t errlen)
+{
+    OTF2_ErrorCode rc = OTF2_EvtWriter_ProgramEnd(s->writer, NULL, s->last_time,
+                                                  OTF2_UNDEFINED_INT64);
+    if (check_otf2(w, rc, "writing ProgramEnd", err, errlen) != 0)
+        return -1;
+    s->written++;
+    return 0;
+}
+
 static int write_event(hp_trace_writer *w, location_stream *s, const hp_trace_event *e,
                        char *err, size_t errlen)
 {
@@ -457,6 +489,8 @@ static int write_event(hp_trace_writer *w, location_stream *s, const hp_trace_ev
     }
     s->last_time = t;
     OTF2_ErrorCode rc;
+    if (s->written == 0 && is_master(s) && write_program_begin(w, s, t, err, errlen) != 0)
+        return -1;
     switch (e->kind) {
     case HP_TRACE_ENTER:
         rc = OTF2_EvtWriter_Enter(s->writer, NULL, t, e->region);
@@ -511,6 +545,8 @@ static int write_events(hp_trace_writer *w, location_stream *s,
                   w->anchor_path, s->id);
         return -1;
     }
+    if (s->written > 0 && is_master(s) && write_program_end(w, s, err, errlen) != 0)
+        return -1;
     if (s->written > 0 && s->last_time > w->last_time)
         w->last_time = s->last_time;
     return 0;
@@ -976,6 +1012,8 @@ static void put_definitions(global_defs *d, double ticks_per_second, uint64_t fi
 {
     put_clock(d, ticks_per_second, first, last);
     str(d, ""); /* string 0, as in Score-P's traces */
+    /* string 1: the program, named by every master location's ProgramBegin */
+    str(d, d->p->ncnodes > 0 ? d->p->regions[d->p->cnodes[0].region].name : "");
     put_paradigms(d);
     put_system_tree(d);
     put_location_groups(d);

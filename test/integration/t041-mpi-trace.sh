@@ -8,7 +8,7 @@
 # collectives with Begin and End: 7 on MPI_COMM_WORLD (2 Allreduce, Bcast, Alltoall,
 # Barrier, 2 Reduce) and an Allreduce on the split communicator (t043 tests more).
 . "$HP_SRCDIR/test/integration/lib.sh"
-plan 9
+plan 10
 OTF2CHECK="$PY $HP_SHARED/tools/otf2check.py"
 
 check "build traffic.c with hp-instrument mpicc" hp-instrument mpicc -O1 -o traffic "$PROGRAMS/mpi/traffic.c"
@@ -35,4 +35,7 @@ check "9 collective instances: 7 on MPI_COMM_WORLD, 1 on each half" \
     grep -q "collectives: 9 collective instances on 3 communicators" check.txt
 check_eq "Bcast's end on rank 1 (root) sent 400 bytes" "1" \
     "$(otf2-print exp/traces.otf2 | grep -c 'MPI_COLLECTIVE_END .* 4294967296 .*Operation: BCAST.*Root: 1.*Sent: 400')"
+check_eq "ProgramBegin and ProgramEnd once on each rank's master location, named after the program" \
+    "$(for r in 0 4294967296 8589934592 12884901888; do echo "PROGRAM_BEGIN $r"; echo "PROGRAM_END $r"; done | LC_ALL=C sort)" \
+    "$(otf2-print exp/traces.otf2 | awk '$1 ~ /^PROGRAM_/ && ($1 == "PROGRAM_END" || /Name: "traffic"/) { print $1, $2 }' | LC_ALL=C sort)"
 finish

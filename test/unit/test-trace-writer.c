@@ -240,7 +240,7 @@ TEST(serial_archive_reads_back)
     hp_trace_writer *w = hp_trace_writer_open(dir, 0, NULL, err, sizeof err);
     if (w == NULL)
         HP_TEST_FAIL("open: %s", err);
-    ASSERT_INT_EQ(write_nested(w, 0, &shifted, err), 6);
+    ASSERT_INT_EQ(write_nested(w, 0, &shifted, err), 8); /* + ProgramBegin/End */
     ASSERT_INT_EQ(write_nothing(w, 1, err), 0);
     uint64_t first = 0, last = 0;
     ASSERT_INT_EQ(hp_trace_writer_time_range(w, &first, &last), 1);
@@ -248,7 +248,7 @@ TEST(serial_archive_reads_back)
     ASSERT_UINT_EQ(last, 1100);
     ASSERT_UINT_EQ(hp_trace_writer_clamped(w), 0);
     hp_profile p = make_profile(false);
-    const uint64_t events[] = { 6, 0 };
+    const uint64_t events[] = { 8, 0 };
     if (hp_trace_writer_global_defs(w, &p, events, 1e9, first, last, err, sizeof err) != 0)
         HP_TEST_FAIL("global defs: %s", err);
     if (hp_trace_writer_close(w, err, sizeof err) != 0)
@@ -261,6 +261,11 @@ TEST(serial_archive_reads_back)
     ASSERT_INT_EQ(count_events(print, "LEAVE", 0), 3);
     ASSERT_INT_EQ(count_events(print, "ENTER", 1), 0);
     ASSERT_STR_CONTAINS(print, " 1000  Region: \"int main(int, char**)\" <0>");
+    /* the master thread's first and last events, as in Score-P's traces */
+    ASSERT_INT_EQ(count_events(print, "PROGRAM_BEGIN", 0), 1);
+    ASSERT_INT_EQ(count_events(print, "PROGRAM_END", 0), 1);
+    ASSERT_INT_EQ(count_events(print, "PROGRAM_BEGIN", 1), 0);
+    ASSERT_STR_CONTAINS(print, " 1000  Name: \"int main(int, char**)\" <1>, 0 Arguments");
     free(print);
     remove_tree(dir);
     return 0;
@@ -275,10 +280,10 @@ TEST(serial_definitions_follow_scorep)
     hp_trace_writer *w = hp_trace_writer_open(dir, 0, NULL, err, sizeof err);
     if (w == NULL)
         HP_TEST_FAIL("open: %s", err);
-    ASSERT_INT_EQ(write_nested(w, 0, &identity, err), 6);
+    ASSERT_INT_EQ(write_nested(w, 0, &identity, err), 8);
     ASSERT_INT_EQ(write_nothing(w, 1, err), 0);
     hp_profile p = make_profile(false);
-    const uint64_t events[] = { 6, 0 };
+    const uint64_t events[] = { 8, 0 };
     ASSERT_INT_EQ(hp_trace_writer_global_defs(w, &p, events, 1e9, 100, 150, err, ERRLEN), 0);
     ASSERT_INT_EQ(hp_trace_writer_close(w, err, sizeof err), 0);
 
@@ -298,7 +303,7 @@ TEST(serial_definitions_follow_scorep)
         "LOCATION_GROUP                         0  Name: \"Process\"",
         "Type: PROCESS, Parent: \"node::node-a\" <1>",
         "Name: \"Master thread\" <",
-        "Type: CPU_THREAD, # Events: 6, Group: \"Process\" <0>",
+        "Type: CPU_THREAD, # Events: 8, Group: \"Process\" <0>",
         "LOCATION                               1  Name: \"Pthread 1\"",
         "Type: CPU_THREAD, # Events: 0, Group: \"Process\" <0>",
         "(Aka. \"main\" <", "Role: FUNCTION, Paradigm: COMPILER", "File: \"/src/app.c\"",
@@ -335,10 +340,10 @@ TEST(two_ranks_get_mpi_definitions)
     if (w == NULL)
         HP_TEST_FAIL("open: %s", err);
     const uint64_t rank1 = (uint64_t)1 << 32;
-    ASSERT_INT_EQ(write_nested(w, 0, &identity, err), 6);
-    ASSERT_INT_EQ(write_nested(w, rank1, &shifted, err), 6);
+    ASSERT_INT_EQ(write_nested(w, 0, &identity, err), 8);
+    ASSERT_INT_EQ(write_nested(w, rank1, &shifted, err), 8);
     hp_profile p = make_profile(true);
-    const uint64_t events[] = { 6, 6 };
+    const uint64_t events[] = { 8, 8 };
     /* Deliberately narrow range: rank 0's own events widen it to [100, 1100]. */
     ASSERT_INT_EQ(hp_trace_writer_global_defs(w, &p, events, 1e9, 1000, 1100, err, sizeof err),
                   0);
@@ -405,14 +410,14 @@ TEST(created_communicators_and_requests)
     const size_t chunk0[] = { 9 }, chunk1[] = { 7 };
     event_source s0 = { isend_rank0, chunk0, 1, 0, 0, false };
     event_source s1 = { irecv_rank1, chunk1, 1, 0, 0, false };
-    ASSERT_INT_EQ(hp_trace_writer_location(w, 0, &identity, next_chunk, &s0, err, ERRLEN), 4);
+    ASSERT_INT_EQ(hp_trace_writer_location(w, 0, &identity, next_chunk, &s0, err, ERRLEN), 6);
     ASSERT_INT_EQ(hp_trace_writer_location(w, rank1, &identity, next_chunk, &s1, err, ERRLEN),
-                  4);
+                  6);
     const uint64_t members[] = { 1, 0 };
     const hp_trace_comm comms[] = { { "pair", 0, 2, members } };
     hp_trace_writer_set_comms(w, comms, 1);
     hp_profile p = make_profile(true);
-    const uint64_t events[] = { 4, 4 };
+    const uint64_t events[] = { 6, 6 };
     ASSERT_INT_EQ(hp_trace_writer_global_defs(w, &p, events, 1e9, 100, 120, err, sizeof err),
                   0);
     ASSERT_INT_EQ(hp_trace_writer_close(w, err, sizeof err), 0);
@@ -454,11 +459,11 @@ TEST(backward_timestamps_are_clamped)
     hp_trace_writer *w = hp_trace_writer_open(dir, 0, NULL, err, sizeof err);
     ASSERT(w != NULL);
     event_source s = { backwards, one_chunk, 1, 0, 0, false };
-    ASSERT_INT_EQ(hp_trace_writer_location(w, 0, &identity, next_chunk, &s, err, ERRLEN), 4);
+    ASSERT_INT_EQ(hp_trace_writer_location(w, 0, &identity, next_chunk, &s, err, ERRLEN), 6);
     ASSERT_INT_EQ(write_nothing(w, 1, err), 0);
     ASSERT_UINT_EQ(hp_trace_writer_clamped(w), 2);
     hp_profile p = make_profile(false);
-    const uint64_t events[] = { 4, 0 };
+    const uint64_t events[] = { 6, 0 };
     ASSERT_INT_EQ(hp_trace_writer_global_defs(w, &p, events, 1e9, 100, 120, err, ERRLEN), 0);
     ASSERT_INT_EQ(hp_trace_writer_close(w, err, sizeof err), 0);
     ASSERT(otf2check_passes(dir));
@@ -559,10 +564,10 @@ TEST(large_location_is_flushed_in_chunks)
     free(ev);
     if (n < 0)
         HP_TEST_FAIL("location: %s", err);
-    ASSERT_INT_EQ(n, 2 * PAIRS);
+    ASSERT_INT_EQ(n, 2 * PAIRS + 2);
     ASSERT_INT_EQ(write_nothing(w, 1, err), 0);
     hp_profile p = make_profile(false);
-    const uint64_t events[] = { 2 * PAIRS, 0 };
+    const uint64_t events[] = { 2 * PAIRS + 2, 0 };
     uint64_t last = 10 * (PAIRS - 1) + 5;
     ASSERT_INT_EQ(hp_trace_writer_global_defs(w, &p, events, 1e9, 0, last, err, sizeof err), 0);
     ASSERT_INT_EQ(hp_trace_writer_close(w, err, sizeof err), 0);
@@ -633,7 +638,7 @@ TEST(existing_archive_is_refused)
     ASSERT(dir != NULL);
     hp_trace_writer *w = hp_trace_writer_open(dir, 0, NULL, err, sizeof err);
     ASSERT(w != NULL);
-    ASSERT_INT_EQ(write_nested(w, 0, &identity, err), 6);
+    ASSERT_INT_EQ(write_nested(w, 0, &identity, err), 8);
     ASSERT_INT_EQ(hp_trace_writer_close(w, err, sizeof err), 0);
     w = hp_trace_writer_open(dir, 0, NULL, err, sizeof err);
     ASSERT(w == NULL);

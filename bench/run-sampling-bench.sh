@@ -262,7 +262,7 @@ BEGIN {
         pct(df, dp), pct(cf, cp), pct(d100, dp), pct(c100, cp), pct(d1000, dp), pct(c1000, cp)
     printf "  1000 Hz against the bare library (0 Hz): wall %.2f%%, CPU %.2f%%    (target <= 2%%)\n", \
         pct(d1000, d0), pct(c1000, c0)
-    printf "  of which the timer signals alone (empty handler): wall %.2f%%, CPU %.2f%%\n\n", \
+    printf "  the timer signals alone (empty handler) against plain: wall %.2f%%, CPU %.2f%%\n\n", \
         pct(ds, dp), pct(cs, cp)
 
     printf "  %-44s %9s %9s\n", "one unwind from depth " depth " (bench-unwind)", "ns", "/ cached"

@@ -29,17 +29,9 @@ usage() {
     exit 2
 }
 
-die() {
-    echo "bench: error: $*" >&2
-    exit 1
-}
-
-is_count() {
-    case $1 in
-        '' | *[!0-9]* | 0) return 1 ;;
-        *) return 0 ;;
-    esac
-}
+BENCHDIR=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench/lib.sh
+. "$BENCHDIR/lib.sh"
 
 if [ $# -lt 1 ] || [ $# -gt 3 ]; then
     usage
@@ -51,7 +43,6 @@ is_count "$N" || usage
 is_count "$REPS" || usage
 CC=${CC:-cc}
 
-BENCHDIR=$(cd "$(dirname "$0")" && pwd)
 SRCDIR=$(dirname "$BENCHDIR")
 INSTRUMENT=$BUILDDIR/hp-instrument
 CORELIBDIR=$BUILDDIR/.libs
@@ -67,14 +58,7 @@ cd "$WORK" || die "cannot enter $WORK"
 unset HP_FILTERING_FILE HP_EXPERIMENT_DIRECTORY HP_VERBOSE
 
 # ---------------------------------------------------------------- build
-# Every build log goes to build.log; it is printed when a step fails.
-build() {
-    if ! "$@" >>build.log 2>&1; then
-        cat build.log >&2
-        die "build failed: $*"
-    fi
-}
-
+# Every build log goes to build.log (lib.sh); it is printed when a step fails.
 CFLAGS_BENCH="-O2 -Wall -Wextra"
 # shellcheck disable=SC2086 # CFLAGS_BENCH holds several words on purpose
 build $CC $CFLAGS_BENCH -g -o plain "$BENCHDIR/bench-calls.c"

@@ -32,17 +32,9 @@ usage() {
     exit 2
 }
 
-die() {
-    echo "bench: error: $*" >&2
-    exit 1
-}
-
-is_count() {
-    case $1 in
-        '' | *[!0-9]* | 0) return 1 ;;
-        *) return 0 ;;
-    esac
-}
+BENCHDIR=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench/lib.sh
+. "$BENCHDIR/lib.sh"
 
 if [ $# -lt 1 ] || [ $# -gt 2 ]; then
     usage
@@ -59,7 +51,6 @@ RANK_CALLS=1000000  # MPI_Comm_rank calls per rank
 ROUNDTRIPS=100000   # ping-pong round trips
 TIME_LIMIT=120      # seconds for one mpiexec; a hang must not stall `make bench`
 
-BENCHDIR=$(cd "$(dirname "$0")" && pwd)
 SRCDIR=$(dirname "$BENCHDIR")
 INSTRUMENT=$BUILDDIR/hp-instrument
 CORELIBDIR=$BUILDDIR/.libs
@@ -83,13 +74,6 @@ unset HP_FILTERING_FILE HP_EXPERIMENT_DIRECTORY HP_VERBOSE HP_MPI_EXCLUDE \
     HP_MPI_ENABLE_GROUPS
 
 # ---------------------------------------------------------------- build
-build() {
-    if ! "$@" >>build.log 2>&1; then
-        cat build.log >&2
-        die "build failed: $*"
-    fi
-}
-
 CFLAGS_BENCH="-O2 -Wall -Wextra"
 INSTRUMENT_ENV="HP_INSTRUMENT_LIBDIR=$CORELIBDIR HP_INSTRUMENT_INCLUDEDIR=$SRCDIR/include"
 for p in rank pingpong finalize; do
@@ -108,24 +92,6 @@ build env $INSTRUMENT_ENV "$INSTRUMENT" $MPICC $CFLAGS_BENCH -o hp-finalize \
     "$BENCHDIR/mpi-finalize.c"
 
 # ---------------------------------------------------------------- run
-# launch NRANKS [VAR=VALUE]... PROGRAM [ARG]...: mpiexec under a time limit (status 124
-# on time-out), output to stdout, errors to run.log.
-launch() {
-    _n=$1
-    shift
-    # MPIEXEC is split into words on purpose (it may hold options).
-    # shellcheck disable=SC2016 # the inner shell expands them
-    timeout -k 10 "$TIME_LIMIT" sh -c '
-        n=$1; mpiexec=$2; shift 2
-        while [ $# -gt 0 ]; do
-            case $1 in
-            *=*) export "$1"; shift ;;
-            *) break ;;
-            esac
-        done
-        exec $mpiexec -n "$n" "$@"' launch "$_n" "$MPIEXEC" "$@" 2>>run.log </dev/null
-}
-
 # check_summary AWK-PROGRAM FILE MESSAGE: a sanity check of an experiment's summary.txt.
 # It only warns: the timing figures stay valid, but what was measured may not be what
 # this benchmark claims.

@@ -72,6 +72,9 @@ cd "$WORK" || die "cannot enter $WORK"
 # Settings of the caller must not leak into the runs (the excluded run sets its own).
 unset HP_FILTERING_FILE HP_EXPERIMENT_DIRECTORY HP_VERBOSE HP_MPI_EXCLUDE \
     HP_MPI_ENABLE_GROUPS
+# These figures are the MPI adapter's own cost: --nocompiler builds would otherwise sample
+# at 1 kHz and unwind in every MPI call (that cost is run-sampling-bench.sh's subject).
+export HP_SAMPLING_FREQUENCY=0
 
 # ---------------------------------------------------------------- build
 CFLAGS_BENCH="-O2 -Wall -Wextra"

@@ -65,6 +65,9 @@ static int per_location(const hp_profile *p, const hp_profile_metric *m, double 
         for (size_t c = p->ncnodes; summed && c-- > 1;)
             for (size_t l = 0; l < nl; l++)
                 (*excl)[p->cnodes[c].parent * nl + l] -= (*incl)[c * nl + l];
+        for (size_t i = 0; i < n; i++) /* rounding of the differences, not negative time */
+            if ((*excl)[i] < 0 && (*excl)[i] > -1e-9 * ((*incl)[i] > 1 ? (*incl)[i] : 1))
+                (*excl)[i] = 0;
     } else {
         memcpy(*incl, *excl, n * sizeof(double));
         for (size_t c = p->ncnodes; c-- > 1;)

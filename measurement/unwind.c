@@ -190,7 +190,7 @@ static uintptr_t top_frame_start(hp_unwinder *u, uintptr_t ip)
 }
 
 /* Function start of a caller frame whose return address is ra, after checking ra; 0 when
- * it is not valid. The call instruction ends at ra, so ra - 1 is inside the caller even
+ * it is not valid (a cached answer as well). The call instruction ends at ra, so ra - 1 is inside the caller even
  * when the call is the caller's last instruction. */
 static uintptr_t caller_frame_start(hp_unwinder *u, uintptr_t ra)
 {
@@ -202,7 +202,7 @@ static uintptr_t caller_frame_start(hp_unwinder *u, uintptr_t ra)
     u->stats.cache_misses++;
     uintptr_t end = 0, start = proc_start(ra - 1, &end);
     if (start == 0 || ra <= start || ra > end || !returns_after_call(ra, start))
-        return 0;
+        start = 0; /* remembered too: a bad address costs the lookup once */
     *e = (ra_entry){ ra, start };
     return start;
 }

@@ -115,7 +115,7 @@ static size_t collect_notes(char notes[][256])
                  "not hold their call trees", (unsigned long long)hp_location_refused_count());
     if (hp_region_unknown_count() > 0)
         snprintf(notes[n++], 256, "%llu functions had no symbol and are named "
-                 "UNKNOWN@<address>", (unsigned long long)hp_region_unknown_count());
+                 "UNKNOWN@...", (unsigned long long)hp_region_unknown_count());
     return n;
 }
 

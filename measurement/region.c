@@ -264,18 +264,26 @@ static hp_region *resolve_address(uintptr_t addr)
                       HP_ROLE_FUNCTION);
 }
 
-/* A sampled address without a symbol (a PLT stub, the vDSO's internals): named by its
- * object and offset, which are the same in every process of a job. */
+/* A sampled address without a symbol (PLT stubs, the vDSO's internals): named by its
+ * object and offset, which are the same in every process of a job; PLT stubs (one unwind
+ * entry for all of an object's stubs) as "<object>@plt". Caller holds the lock. */
 static void unknown_name(uintptr_t addr, char *name, size_t size)
 {
     Dl_info info;
     if (dladdr((void *)addr, &info) != 0 && info.dli_fname != NULL && info.dli_fbase != NULL) {
         const char *base = strrchr(info.dli_fname, '/');
-        snprintf(name, size, "UNKNOWN@%s+0x%lx", base != NULL ? base + 1 : info.dli_fname,
+        base = base != NULL ? base + 1 : info.dli_fname;
+        const char *section = symbols_state > 0 ? hp_symbols_section(addr) : NULL;
+        if (section != NULL && strncmp(section, ".plt", 4) == 0) {
+            snprintf(name, size, "%s@plt", base[0] != '\0' ? base : "program");
+            return;
+        }
+        snprintf(name, size, "UNKNOWN@%s+0x%lx", base,
                  (unsigned long)(addr - (uintptr_t)info.dli_fbase));
     } else {
         snprintf(name, size, "UNKNOWN@0x%lx", (unsigned long)addr);
     }
+    unknown_count++;
 }
 
 void hp_region_resolve_sampled(void)
@@ -296,7 +304,6 @@ void hp_region_resolve_sampled(void)
         } else {
             char name[320];
             unknown_name(r->addr, name, sizeof(name));
-            unknown_count++;
             adopt_placeholder(r, name, name, "", -1);
         }
     }

@@ -14,6 +14,7 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+#include <gelf.h>
 #include <link.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -441,6 +442,23 @@ int hp_symbols_lookup(uintptr_t addr, hp_symbol *out)
         return -1;
     *out = s;
     return 0;
+}
+
+const char *hp_symbols_section(uintptr_t addr)
+{
+    if (S.dwfl == NULL)
+        return NULL;
+    Dwfl_Module *mod = module_of(addr);
+    Dwarf_Addr offset = addr, bias;
+    Elf_Scn *scn = mod != NULL ? dwfl_module_address_section(mod, &offset, &bias) : NULL;
+    Elf *elf = mod != NULL ? dwfl_module_getelf(mod, &bias) : NULL;
+    size_t names;
+    GElf_Shdr header;
+    if (scn == NULL || elf == NULL || elf_getshdrstrndx(elf, &names) != 0 ||
+        gelf_getshdr(scn, &header) == NULL)
+        return NULL;
+    const char *name = elf_strptr(elf, names, header.sh_name);
+    return name != NULL ? pool_intern(&S.strings, name) : NULL;
 }
 
 void hp_symbols_fini(void)

@@ -63,6 +63,10 @@ int hp_symbols_init(void);
  */
 int hp_symbols_lookup(uintptr_t addr, hp_symbol *out);
 
+/* Name of the ELF section that holds addr (".plt", ".text", ...), or NULL when unknown.
+ * The string stays valid until hp_symbols_fini(). */
+const char *hp_symbols_section(uintptr_t addr);
+
 /* Ends the session and frees everything it allocated, including all strings returned by
  * hp_symbols_lookup(). Safe to call when no session is open. */
 void hp_symbols_fini(void);

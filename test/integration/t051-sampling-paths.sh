@@ -6,7 +6,7 @@
 # below the root), HP_SAMPLING_FREQUENCY=0 turns unwinding off, bad values are refused.
 # Visits of sampled functions are lower bounds of the true counts.
 . "$HP_SRCDIR/test/integration/lib.sh"
-plan 13
+plan 15
 
 SRC="$PROGRAMS/sampling"
 check "build the shared library" mpicc -O1 -g -fPIC -shared -o libpathlib.so "$SRC/libpath_lib.c"
@@ -60,6 +60,14 @@ visits_ok() {
 }
 check "visits: main 1, compute 1..5, work 90..100 (lower bounds), MPI_Barrier 100 per rank" \
     visits_ok
+# A serial program: time in libm below main, and its PLT stubs named as such.
+check "build libm_loop.c with --nocompiler (no MPI)" \
+    hp-instrument --nocompiler gcc -O1 -fno-builtin -o libm_loop "$SRC/libm_loop.c" -lm
+HP_EXPERIMENT_DIRECTORY=libm ./libm_loop > /dev/null 2>&1
+check "libm's sin below main, the PLT stubs as libm_loop@plt" sh -c "
+    $CUBEDUMP --paths libm/profile.cubex > libm-paths.txt &&
+    grep -Eq '^libm_loop/main/(__)?sin' libm-paths.txt &&
+    grep -qx 'libm_loop/main/libm_loop@plt' libm-paths.txt"
 expect_fail "bad HP_MPI_UNWIND_EXCLUDE: the variable and the name" \
     "HP_MPI_UNWIND_EXCLUDE: unknown MPI function 'MPI_Bogus'" \
     env HP_MPI_UNWIND_EXCLUDE=MPI_Bogus mpiexec -n 1 ./libpath

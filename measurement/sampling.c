@@ -55,10 +55,12 @@ bool hp_sampling_enabled(void)
 
 /* ---- adding paths to the call tree -------------------------------------------------- */
 
-/* The UNWIND FAILED child of anchor, visited once more. */
+/* The UNWIND FAILED child of anchor, visited once more. The previous unwound path stays
+ * the reference for the next one: two observed paths that differ prove new activations
+ * whatever went unobserved between them, so visits stay lower bounds (forgetting it here
+ * made every failed unwind count a new visit of main and every frame below). */
 static hp_cct_node *failed_node(hp_location *loc, hp_cct_node *anchor)
 {
-    loc->sampling->prev_anchor = NULL;
     hp_cct_node *n = hp_cct_child(&loc->cct, anchor, unwind_failed_region);
     if (n == NULL)
         return anchor;

@@ -53,7 +53,7 @@ static const config_var config_vars[] = {
       "Timer: tsc (the CPU's invariant time-stamp counter; falls back to monotonic when the "
       "CPU has none) or monotonic (clock_gettime)." },
     { "HP_SAMPLING_FREQUENCY", VAR_UINT, "0", FIELD(sampling_frequency),
-      "Timer sampling per thread in Hz (wall-clock), 0 = off, at most 100000. Default 0, "
+      "Timer sampling per thread in Hz (wall-clock), 0 = off, at most 20000. Default 0, "
       "but 1000 for programs built with hp-instrument --nocompiler and run by hp-run. See "
       "doc/sampling.md." },
     { "HP_MPI_UNWIND_EXCLUDE", VAR_STRING,
@@ -203,8 +203,8 @@ static const char *check_range(const config_var *v)
 {
     if (strcmp(v->name, "HP_TOTAL_MEMORY") == 0 && hp_cfg.total_memory < 256 * 1024)
         return "at least 256K";
-    if (strcmp(v->name, "HP_SAMPLING_FREQUENCY") == 0 && hp_cfg.sampling_frequency > 100000)
-        return "0 (off) up to 100000 Hz";
+    if (strcmp(v->name, "HP_SAMPLING_FREQUENCY") == 0 && hp_cfg.sampling_frequency > 20000)
+        return "0 (off) up to 20000 Hz";
     return NULL;
 }
 

@@ -237,6 +237,12 @@ int hp_experiment_build(hp_profile_data *d)
     static char host[256] = "localhost";
     gethostname(host, sizeof(host) - 1);
     hp_profile_options options = { hp_runtime_rank(), hp_runtime_mpi_active() };
+    if (hp_location_list() == NULL) {
+        fprintf(stderr, "hpmeasure: no thread could be measured: HP_TOTAL_MEMORY (%llu "
+                        "bytes) is too small; nothing written\n",
+                (unsigned long long)hp_cfg.total_memory);
+        return -1;
+    }
     if (hp_profile_build(d, hp_location_list(), hp_timer_ticks_per_second(), host,
                          "hpmeasure " HP_VERSION, &options) < 0 ||
         add_unmeasured(d) < 0) {

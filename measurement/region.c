@@ -35,7 +35,8 @@ typedef struct addr_table {
 enum {
     INITIAL_TABLE_CAPACITY = 1024,
     INITIAL_REGION_CAPACITY = 256,
-    SAMPLED_CAPACITY = 1u << 15 /* distinct sampled functions that are not measured */
+    SAMPLED_MIN = 1u << 10, /* distinct sampled functions that are not measured: the */
+    SAMPLED_MAX = 1u << 15  /* table takes at most 1/128 of the budget */
 };
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -51,6 +52,7 @@ static uint64_t unknown_count;
  * whose slots go from NULL to a region exactly once (CAS), so signal handlers of any
  * thread can insert and look up without a lock. */
 static _Atomic(hp_region *) *sampled;
+static uint32_t sampled_capacity; /* a power of two */
 
 static int regions_append(hp_region *r);
 
@@ -79,7 +81,7 @@ int hp_region_init(const hp_filter *filter)
     return 0;
 }
 
-/* The sampled table costs 256 KiB of budget: only taken when sampling is on. */
+/* The sampled table (up to 256 KiB of budget) is only taken when sampling is on. */
 static _Atomic(hp_region *) *sampled_table(void)
 {
     return atomic_load_explicit(&sampled, memory_order_acquire);
@@ -87,9 +89,15 @@ static _Atomic(hp_region *) *sampled_table(void)
 
 int hp_region_enable_sampling(void)
 {
-    void *t = hp_memory_pages(SAMPLED_CAPACITY * sizeof(hp_region *));
+    hp_memory_stats m;
+    hp_memory_get_stats(&m);
+    uint32_t capacity = SAMPLED_MIN;
+    while (capacity < SAMPLED_MAX && capacity * 2 * sizeof(hp_region *) <= m.total / 128)
+        capacity *= 2;
+    void *t = hp_memory_pages(capacity * sizeof(hp_region *));
     if (t == NULL)
         return -1;
+    sampled_capacity = capacity;
     atomic_store_explicit(&sampled, t, memory_order_release);
     return 0;
 }
@@ -100,8 +108,8 @@ static hp_region *sampled_find(uintptr_t start)
     _Atomic(hp_region *) *t = sampled_table();
     if (t == NULL)
         return NULL;
-    for (uint32_t i = addr_hash(start) & (SAMPLED_CAPACITY - 1), n = 0; n < SAMPLED_CAPACITY;
-         i = (i + 1) & (SAMPLED_CAPACITY - 1), n++) {
+    for (uint32_t i = addr_hash(start) & (sampled_capacity - 1), n = 0; n < sampled_capacity;
+         i = (i + 1) & (sampled_capacity - 1), n++) {
         hp_region *r = atomic_load_explicit(&t[i], memory_order_acquire);
         if (r == NULL || r->addr == start)
             return r;
@@ -118,8 +126,8 @@ hp_region *hp_region_for_sample(uintptr_t start, hp_arena *arena)
     if (t == NULL)
         return NULL;
     hp_region *mine = NULL;
-    for (uint32_t i = addr_hash(start) & (SAMPLED_CAPACITY - 1), n = 0; n < SAMPLED_CAPACITY;
-         i = (i + 1) & (SAMPLED_CAPACITY - 1), n++) {
+    for (uint32_t i = addr_hash(start) & (sampled_capacity - 1), n = 0; n < sampled_capacity;
+         i = (i + 1) & (sampled_capacity - 1), n++) {
         r = atomic_load_explicit(&t[i], memory_order_acquire);
         if (r == NULL) {
             if (mine == NULL && (mine = hp_arena_alloc(arena, sizeof(*mine))) == NULL)
@@ -294,7 +302,7 @@ void hp_region_resolve_sampled(void)
     pthread_mutex_lock(&registry_lock);
     if (symbols_state == 0)
         symbols_state = hp_symbols_init() == 0 ? 1 : -1;
-    for (uint32_t i = 0; i < SAMPLED_CAPACITY; i++) {
+    for (uint32_t i = 0; i < sampled_capacity; i++) {
         hp_region *r = atomic_load_explicit(&t[i], memory_order_acquire);
         if (r == NULL || r->id != UINT32_MAX)
             continue;

@@ -146,6 +146,18 @@ bool hp_runtime_ensure_started(void)
     return atomic_load(&state) == STATE_RUNNING;
 }
 
+/* Waits (at most about a second) until loc's thread is not inside the core: a sample
+ * handler or hook that started before the stop may still be extending its call tree. */
+static void wait_outside_core(hp_location *loc)
+{
+    if (loc == hp__tls_location)
+        return;
+    for (int i = 0; i < 1000 && loc->in_core; i++) {
+        struct timespec pause = { 0, 1000000 };
+        nanosleep(&pause, NULL);
+    }
+}
+
 bool hp_runtime_stop(void)
 {
     int expected = STATE_RUNNING;
@@ -154,6 +166,7 @@ bool hp_runtime_stop(void)
     uint64_t now = hp_timer_now();
     for (hp_location *l = hp_location_stop_all(); l != NULL; l = l->next) {
         hp_sampling_thread_stop(l);
+        wait_outside_core(l);
         hp_location_close(l, now); /* no-op for threads that ended already */
     }
     hp_region_resolve_sampled();

@@ -23,6 +23,7 @@
 #include "unwind.h"
 
 enum {
+    SAMPLE_SIGNAL_OFFSET = 6, /* the timers' signal: SIGRTMIN + 6 */
     MAX_FRAMES = 512, /* deeper stacks count as truncated unwinds */
     MAX_STOPS = 4     /* innermost instrumented frames an unwind may end at */
 };
@@ -35,6 +36,7 @@ struct hp_sampling {
     uint64_t mpi_at_last; /* the location's MPI time then */
     /* the previous unwound path, outermost first: frames it shares with the next one are
        the same activations and are not counted as new visits */
+    uint64_t quiet_until; /* samples before this time are skipped (throttling) */
     const hp_cct_node *prev_anchor;
     size_t prev_count;
     hp_unwind_frame prev[MAX_FRAMES];
@@ -44,6 +46,8 @@ struct hp_sampling {
 };
 
 static bool enabled;
+static int sample_signal; /* a real-time signal: see hp_sampling_setup */
+static _Atomic int handler_lost;
 static uint64_t interval_ns;
 static uint64_t interval_ticks;
 static hp_region *unwind_failed_region;
@@ -117,6 +121,21 @@ static size_t stop_addresses(const hp_location *loc, uintptr_t *out)
 
 typedef enum path_result { PATH_ADDED, PATH_FAILED, PATH_UNANCHORED } path_result;
 
+/* True when one of the frames is a function the compiler adapter measures (a known,
+ * unfiltered region): the sample came between its first instruction and its enter hook,
+ * or after its exit hook, so the shadow stack does not have it. Adding it would count a
+ * false visit and add time on top of its measured time; the sample stays with the
+ * current region instead. */
+static bool has_hooked_frame(const hp_unwind_frame *frames, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        hp_region *r = hp_region_find(frames[i].start); /* only hooks fill that table */
+        if (r != NULL && r != HP_REGION_FILTERED)
+            return true;
+    }
+    return false;
+}
+
 /* Turns an unwind's outcome into the node to charge: *leaf. */
 static path_result place(hp_location *loc, hp_unwind_status status, const hp_unwind_stop *stop,
                          size_t count, hp_cct_node **leaf)
@@ -131,7 +150,7 @@ static path_result place(hp_location *loc, hp_unwind_status status, const hp_unw
         *leaf = failed_node(loc, anchor);
         return PATH_FAILED;
     }
-    if (stop->count > 0 && stop->hit == stop->count) {
+    if ((stop->count > 0 && stop->hit == stop->count) || has_hooked_frame(s->frames, count)) {
         s->stats.unanchored++;
         *leaf = anchor;
         return PATH_UNANCHORED;
@@ -171,12 +190,31 @@ static uint64_t effective_interval(hp_location *loc, uint64_t now)
     return ticks;
 }
 
+/* A sample that is not unwound. With function hooks on the stack, its interval is spent
+ * inside measured regions (mostly in the hooks themselves) and is dropped: carried over,
+ * it would weigh the next sample by every busy interval before it. Without hooks it is
+ * carried over to the next valid sample, so that sampled + MPI time stays wall time. */
+static void skip_sample(hp_location *loc, uint64_t now)
+{
+    struct hp_sampling *s = loc->sampling;
+    if (loc->depth > 0 && !loc->in_mpi) {
+        s->last_ticks = now;
+        s->mpi_at_last = loc->mpi_ticks;
+    }
+}
+
 static void take_sample(hp_location *loc, void *ucontext)
 {
     struct hp_sampling *s = loc->sampling;
     s->stats.samples++;
-    if (loc->in_core || hp_location_ignores_events(loc)) {
+    uint64_t now = hp_timer_now();
+    if (hp_location_ignores_events(loc)) {
         s->stats.busy++;
+        return;
+    }
+    if (loc->in_core || now < s->quiet_until) {
+        s->stats.busy++;
+        skip_sample(loc, now);
         return;
     }
     if (loc->in_mpi) {
@@ -184,7 +222,7 @@ static void take_sample(hp_location *loc, void *ucontext)
         return;
     }
     hp_location_enter_core(loc);
-    uint64_t weight = effective_interval(loc, hp_timer_now());
+    uint64_t weight = effective_interval(loc, now);
     if (loc->current != NULL) {
         uintptr_t starts[MAX_STOPS];
         hp_unwind_stop stop = { starts, stop_addresses(loc, starts), 0 };
@@ -195,6 +233,14 @@ static void take_sample(hp_location *loc, void *ucontext)
         if (place(loc, status, &stop, count, &leaf) == PATH_ADDED)
             s->stats.attributed++;
         hp_sampling_path_add(leaf, loc->current, weight);
+    }
+    /* A handler that took more than half an interval (libunwind's slow path, e.g. in the
+     * dynamic linker's lazy binding) would leave the program no time between signals:
+     * the next samples are skipped for a while. */
+    uint64_t spent = hp_timer_now() - now;
+    if (spent > interval_ticks / 2) {
+        s->quiet_until = now + 4 * spent;
+        s->stats.throttled++;
     }
     hp_location_leave_core(loc);
 }
@@ -212,9 +258,24 @@ static void on_timer_signal(int sig, siginfo_t *info, void *ucontext)
 
 /* ---- timers ------------------------------------------------------------------------- */
 
+/* False (and a warning, once) when the program replaced our signal handler: its own
+ * handler would receive our signals. */
+static bool handler_in_place(void)
+{
+    struct sigaction current;
+    if (sigaction(sample_signal, NULL, &current) == 0 && (current.sa_flags & SA_SIGINFO) &&
+        current.sa_sigaction == on_timer_signal)
+        return true;
+    if (!atomic_exchange(&handler_lost, 1))
+        fprintf(stderr, "hpmeasure: the program replaced the handler of signal %d "
+                        "(SIGRTMIN+%d), which sampling uses: threads started from now on "
+                        "are not sampled\n", sample_signal, sample_signal - SIGRTMIN);
+    return false;
+}
+
 void hp_sampling_thread_start(hp_location *loc)
 {
-    if (!enabled || loc->sampling != NULL)
+    if (!enabled || loc->sampling != NULL || !handler_in_place())
         return;
     struct hp_sampling *s = hp_arena_alloc(&loc->arena, sizeof(*s));
     hp_unwinder *u = hp_unwinder_new(&loc->arena);
@@ -225,7 +286,7 @@ void hp_sampling_thread_start(hp_location *loc)
     struct sigevent ev;
     memset(&ev, 0, sizeof(ev));
     ev.sigev_notify = SIGEV_THREAD_ID;
-    ev.sigev_signo = SIGPROF;
+    ev.sigev_signo = sample_signal;
     ev._sigev_un._tid = gettid();
     if (timer_create(CLOCK_MONOTONIC, &ev, &s->timer) < 0)
         return;
@@ -258,14 +319,19 @@ int hp_sampling_setup(uint64_t hz)
         return -1;
     interval_ns = 1000000000u / hz;
     interval_ticks = (uint64_t)((double)interval_ns * hp_timer_ticks_per_second() / 1e9);
+    /* Not SIGPROF: programs use it themselves (setitimer(ITIMER_PROF), gprof) or reset
+     * it to its default action, which would kill them at our next sample. A real-time
+     * signal above glibc's own is left alone by programs and libraries; a timer's signal
+     * is queued at most once (overruns are counted, not queued). */
+    sample_signal = SIGRTMIN + SAMPLE_SIGNAL_OFFSET;
     struct sigaction sa;
     memset(&sa, 0, sizeof(sa));
     sa.sa_sigaction = on_timer_signal;
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
     sigemptyset(&sa.sa_mask);
-    if (sigaction(SIGPROF, &sa, NULL) < 0) {
-        fprintf(stderr, "hpmeasure: sampling is off: cannot handle SIGPROF (%s)\n",
-                strerror(errno));
+    if (sample_signal > SIGRTMAX || sigaction(sample_signal, &sa, NULL) < 0) {
+        fprintf(stderr, "hpmeasure: sampling is off: cannot handle signal SIGRTMIN+%d (%s)\n",
+                SAMPLE_SIGNAL_OFFSET, strerror(errno));
         return -1;
     }
     enabled = true;

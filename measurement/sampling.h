@@ -3,7 +3,7 @@
  * Direct Instrumentation for Unintrusive Call-Path Profiling of MPI Programs").
  *
  * Every measured thread has a wall-clock interval timer (timer_create with
- * SIGEV_THREAD_ID) whose signal unwinds the interrupted call stack and adds the sample to
+ * SIGEV_THREAD_ID, signal SIGRTMIN+6) whose signal unwinds the interrupted call stack and adds the sample to
  * the location's call tree, below the innermost instrumented region (the root when
  * nothing is instrumented). MPI calls are measured directly; when sampling is on, their
  * wrappers also unwind to learn their call path.
@@ -14,7 +14,10 @@
  * pseudo-region UNWIND FAILED add up to wall time, up to the part after the last sample.
  *
  * A sample that arrives while the thread is inside the core (hp_location_enter_core) is
- * counted and not unwound; its interval goes to the next valid sample.
+ * counted and not unwound; its interval goes to the next valid sample when no function
+ * hooks are on the stack, and is dropped (it was spent in measured regions) when some
+ * are. A sample in a hooked function outside its hooks (its first instructions) stays with
+ * the current region.
  */
 #ifndef HP_MEASUREMENT_SAMPLING_H
 #define HP_MEASUREMENT_SAMPLING_H
@@ -34,7 +37,9 @@ typedef struct hp_sampling_stats {
     uint64_t samples;      /* timer signals that reached a measured thread */
     uint64_t attributed;   /* unwound and added to the call tree */
     uint64_t in_mpi;       /* ignored: inside a measured MPI call */
-    uint64_t busy;         /* counted, not unwound: the thread was inside the core */
+    uint64_t busy;         /* counted, not unwound: the thread was inside the core, or
+                              sampling was throttled */
+    uint64_t throttled;    /* handlers slower than half an interval (samples skipped after) */
     uint64_t failed;       /* unwinds that failed (pseudo-region UNWIND FAILED) */
     uint64_t truncated;    /* deeper than the unwinder follows (also UNWIND FAILED) */
     uint64_t unanchored;   /* the innermost instrumented function was not on the stack

@@ -40,6 +40,8 @@ enum req_kind {
 
 typedef struct req_slot {
     uint64_t key; /* atomic */
+    uint64_t seq; /* atomic: insertion order, 0 = free or not numbered yet */
+    uintptr_t owner; /* the thread that inserted it (this_thread()) */
     uint32_t kind;
     uint32_t active;
     uint64_t sent, received;
@@ -55,6 +57,7 @@ static req_slot table[HP_MPI_REQ_SLOTS];
 long hp_mpi_req_live;
 static uint64_t lost;
 static uint64_t last_trace_id; /* atomic */
+static uint64_t last_seq;      /* atomic */
 
 static inline uint64_t key_of(MPI_Request r)
 {
@@ -70,18 +73,45 @@ static inline unsigned hash_of(uint64_t k)
     return (unsigned)((k * 0x9E3779B97F4A7C15ull) >> 40) & (HP_MPI_REQ_SLOTS - 1);
 }
 
+/* Insertion order of a slot's entry; an entry whose number is not written yet (0) was
+ * inserted just now, so it counts as the newest. */
+static uint64_t age_of(const req_slot *s)
+{
+    uint64_t seq = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
+    return seq != 0 ? seq : UINT64_MAX;
+}
+
+/* The calling thread, as a number: the address of a thread-local byte. */
+static __thread char thread_tag __attribute__((tls_model("initial-exec")));
+
+static uintptr_t this_thread(void)
+{
+    return (uintptr_t)&thread_tag;
+}
+
+/* The live entry for key k. With MPI_THREAD_MULTIPLE a handle can have two entries (MPI
+ * reused it for another thread's request before the completing thread removed the
+ * first): the completion in progress belongs to the oldest entry the calling thread
+ * made, or, when it made none (a request completed by another thread than the one that
+ * started it), to the oldest entry. */
 static req_slot *find(uint64_t k)
 {
     unsigned h = hash_of(k);
+    req_slot *oldest = NULL, *oldest_mine = NULL;
     for (unsigned i = 0; i < HP_MPI_REQ_PROBE; i++) {
         req_slot *s = &table[(h + i) & (HP_MPI_REQ_SLOTS - 1)];
         uint64_t cur = __atomic_load_n(&s->key, __ATOMIC_ACQUIRE);
-        if (cur == k)
-            return s;
         if (cur == KEY_EMPTY)
-            return NULL;
+            break;
+        if (cur != k)
+            continue;
+        if (oldest == NULL || age_of(s) < age_of(oldest))
+            oldest = s;
+        if (__atomic_load_n(&s->owner, __ATOMIC_RELAXED) == this_thread() &&
+            (oldest_mine == NULL || age_of(s) < age_of(oldest_mine)))
+            oldest_mine = s;
     }
-    return NULL;
+    return oldest_mine != NULL ? oldest_mine : oldest;
 }
 
 static req_slot *insert(MPI_Request r)
@@ -101,6 +131,9 @@ static req_slot *insert(MPI_Request r)
         while (cur == KEY_EMPTY || cur == KEY_TOMB) {
             if (__atomic_compare_exchange_n(&s->key, &cur, k, 0, __ATOMIC_ACQ_REL,
                                             __ATOMIC_RELAXED)) {
+                __atomic_store_n(&s->owner, this_thread(), __ATOMIC_RELAXED);
+                __atomic_store_n(&s->seq, __atomic_add_fetch(&last_seq, 1, __ATOMIC_RELAXED),
+                                 __ATOMIC_RELEASE);
                 __atomic_add_fetch(&hp_mpi_req_live, 1, __ATOMIC_RELAXED);
                 return s;
             }
@@ -117,6 +150,7 @@ static bool claim_removal(req_slot *s, uint64_t k)
     if (!__atomic_compare_exchange_n(&s->key, &expected, KEY_TOMB, 0, __ATOMIC_ACQ_REL,
                                      __ATOMIC_RELAXED))
         return false;
+    __atomic_store_n(&s->seq, 0, __ATOMIC_RELEASE); /* a stale number must not look old */
     __atomic_sub_fetch(&hp_mpi_req_live, 1, __ATOMIC_RELAXED);
     return true;
 }

@@ -82,6 +82,8 @@ static hp_cct_node *attach_path(hp_location *loc, hp_cct_node *anchor,
                                 const hp_unwind_frame *frames, size_t count)
 {
     struct hp_sampling *s = loc->sampling;
+    if (count == 0) /* nothing below the anchor: the reference path stays */
+        return anchor;
     hp_cct_node *node = anchor;
     bool same = anchor == s->prev_anchor;
     uintptr_t old_parent_site = 0, new_parent_site = 0;

@@ -80,6 +80,9 @@ static void start_sampling(void)
         hz = hp_cfg.sampling_frequency = DEFAULT_NOCOMPILER_HZ;
     if (hz > 0 && hp_sampling_setup(hz) < 0)
         hp_cfg.sampling_frequency = 0;
+#ifdef HP_MPI_PRELOAD
+    hp_sampling_defer(); /* launchers load us too: sample only MPI processes */
+#endif
 }
 
 static void finalize_at_exit(void)

@@ -46,6 +46,7 @@ struct hp_sampling {
 };
 
 static bool enabled;
+static _Atomic bool deferred; /* timers wait for hp_sampling_resume (hp-run) */
 static int sample_signal; /* a real-time signal: see hp_sampling_setup */
 static _Atomic int handler_lost;
 static uint64_t interval_ns;
@@ -275,16 +276,29 @@ static bool handler_in_place(void)
     return false;
 }
 
+void hp_sampling_defer(void)
+{
+    atomic_store(&deferred, true);
+}
+
+void hp_sampling_resume(hp_location *loc)
+{
+    atomic_store(&deferred, false);
+    if (loc != NULL)
+        hp_sampling_thread_start(loc);
+}
+
 void hp_sampling_thread_start(hp_location *loc)
 {
-    if (!enabled || loc->sampling != NULL || !handler_in_place())
+    if (!enabled || atomic_load(&deferred) || loc->sampling != NULL || !handler_in_place())
         return;
     struct hp_sampling *s = hp_arena_alloc(&loc->arena, sizeof(*s));
     hp_unwinder *u = hp_unwinder_new(&loc->arena);
     if (s == NULL || u == NULL)
         return; /* budget: this thread is not sampled (its MPI calls are still measured) */
     s->unwinder = u;
-    s->last_ticks = loc->start_time;
+    s->last_ticks = hp_timer_now(); /* the time before stays with the program root */
+    s->mpi_at_last = loc->mpi_ticks;
     struct sigevent ev;
     memset(&ev, 0, sizeof(ev));
     ev.sigev_notify = SIGEV_THREAD_ID;

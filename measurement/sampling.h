@@ -60,6 +60,13 @@ bool hp_sampling_enabled(void);
 /* The calling thread's sampling state and timer (cold path: location creation). */
 void hp_sampling_thread_start(struct hp_location *loc);
 
+/* hp-run's preloaded library is also in mpiexec and its proxies, which never initialize
+ * MPI: timers there would interrupt the launcher's polling 1000s of times a second for
+ * nothing. hp_sampling_defer (start-up) makes threads wait without timers until
+ * hp_sampling_resume (after MPI_Init), which starts loc's (the calling thread's). */
+void hp_sampling_defer(void);
+void hp_sampling_resume(struct hp_location *loc);
+
 /* Stops loc's timer; any thread may call it, more than once. */
 void hp_sampling_thread_stop(struct hp_location *loc);
 

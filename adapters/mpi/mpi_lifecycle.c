@@ -25,6 +25,7 @@
 #include "measurement/profile_build.h"
 #include "measurement/profile_merge.h"
 #include "measurement/runtime.h"
+#include "measurement/sampling.h"
 
 enum { UNIFY_TAG = 7301, DIRECTORY_SIZE = 4096, CHUNK = 1 << 30 };
 
@@ -126,8 +127,10 @@ void hp_mpi_after_init(void)
         sync_time_init = hp_timer_monotonic_ns();
         sync_offset_init = measure_offset(unify_comm, world_rank, world_size);
     }
-    if (measuring)
+    if (measuring) {
         hp_runtime_set_mpi(world_rank, world_size);
+        hp_sampling_resume(hp__tls_location);
+    }
 }
 
 /* Sends or receives a byte buffer of any size in chunks MPI's int counts can hold. */

@@ -30,7 +30,7 @@ enum {
 
 struct hp_sampling {
     timer_t timer;
-    _Atomic int armed;
+    _Atomic int armed;    /* the timer exists (it ticks unless sampling is deferred) */
     hp_unwinder *unwinder;
     uint64_t last_ticks;  /* time of the previous valid sample (or of the thread's start) */
     uint64_t mpi_at_last; /* the location's MPI time then */
@@ -281,24 +281,38 @@ void hp_sampling_defer(void)
     atomic_store(&deferred, true);
 }
 
+/* Starts s's timer ticking; the samples' accounting begins now. */
+static void arm_timer(hp_location *loc, struct hp_sampling *s)
+{
+    s->last_ticks = hp_timer_now(); /* the time before stays with the program root */
+    s->mpi_at_last = loc->mpi_ticks;
+    struct itimerspec its = {
+        .it_interval = { (time_t)(interval_ns / 1000000000u), (long)(interval_ns % 1000000000u) },
+        .it_value = { (time_t)(interval_ns / 1000000000u), (long)(interval_ns % 1000000000u) },
+    };
+    timer_settime(s->timer, 0, &its, NULL);
+}
+
 void hp_sampling_resume(hp_location *loc)
 {
     atomic_store(&deferred, false);
-    if (loc != NULL)
+    if (loc != NULL && loc->sampling != NULL)
+        arm_timer(loc, loc->sampling);
+    else if (loc != NULL)
         hp_sampling_thread_start(loc);
 }
 
+/* The state and timer of loc's thread (the caller). While sampling is deferred the timer
+ * is created but not started: MPI calls already unwind for their call paths. */
 void hp_sampling_thread_start(hp_location *loc)
 {
-    if (!enabled || atomic_load(&deferred) || loc->sampling != NULL || !handler_in_place())
+    if (!enabled || loc->sampling != NULL || !handler_in_place())
         return;
     struct hp_sampling *s = hp_arena_alloc(&loc->arena, sizeof(*s));
     hp_unwinder *u = hp_unwinder_new(&loc->arena);
     if (s == NULL || u == NULL)
         return; /* budget: this thread is not sampled (its MPI calls are still measured) */
     s->unwinder = u;
-    s->last_ticks = hp_timer_now(); /* the time before stays with the program root */
-    s->mpi_at_last = loc->mpi_ticks;
     struct sigevent ev;
     memset(&ev, 0, sizeof(ev));
     ev.sigev_notify = SIGEV_THREAD_ID;
@@ -306,13 +320,10 @@ void hp_sampling_thread_start(hp_location *loc)
     ev._sigev_un._tid = gettid();
     if (timer_create(CLOCK_MONOTONIC, &ev, &s->timer) < 0)
         return;
-    loc->sampling = s;
     atomic_store(&s->armed, 1);
-    struct itimerspec its = {
-        .it_interval = { (time_t)(interval_ns / 1000000000u), (long)(interval_ns % 1000000000u) },
-        .it_value = { (time_t)(interval_ns / 1000000000u), (long)(interval_ns % 1000000000u) },
-    };
-    timer_settime(s->timer, 0, &its, NULL);
+    loc->sampling = s;
+    if (!atomic_load(&deferred))
+        arm_timer(loc, s);
 }
 
 void hp_sampling_thread_stop(hp_location *loc)

@@ -62,8 +62,8 @@ void hp_sampling_thread_start(struct hp_location *loc);
 
 /* hp-run's preloaded library is also in mpiexec and its proxies, which never initialize
  * MPI: timers there would interrupt the launcher's polling 1000s of times a second for
- * nothing. hp_sampling_defer (start-up) makes threads wait without timers until
- * hp_sampling_resume (after MPI_Init), which starts loc's (the calling thread's). */
+ * nothing. hp_sampling_defer (start-up) keeps timers from ticking (MPI calls still unwind)
+ * until hp_sampling_resume (after MPI_Init), which starts loc's (the calling thread's). */
 void hp_sampling_defer(void);
 void hp_sampling_resume(struct hp_location *loc);
 

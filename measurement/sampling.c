@@ -17,8 +17,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "location.h"
 #include "region.h"
+#include "thunks.h"
 #include "timer.h"
 #include "unwind.h"
 
@@ -66,19 +68,35 @@ static hp_cct_node *failed_node(hp_location *loc, hp_cct_node *anchor)
     return n;
 }
 
+/* True when the frame f at depth is the activation the previous path had there. The
+ * thunks know it for the outermost frames (still thunked: the same; thunk gone: returned);
+ * elsewhere the same function and call site at the same depth is taken as the same
+ * activation, which can only undercount. */
+static bool same_activation(const struct hp_sampling *s, const hp_unwind_known *k,
+                            size_t depth, const hp_unwind_frame *f)
+{
+    if (depth >= s->prev_count || s->prev[depth].start != f->start)
+        return false;
+    if (depth < k->alive)
+        return true;
+    if (depth >= k->gone_from && depth < k->gone_end)
+        return false;
+    return s->prev[depth].site == f->site;
+}
+
 /* Adds frames (innermost first) below anchor and returns the innermost node. A frame
- * that matches the previous path at the same depth is the same activation: no visit. */
+ * that is the same activation as in the previous path (same_activation) is no visit. */
 static hp_cct_node *attach_path(hp_location *loc, hp_cct_node *anchor,
                                 const hp_unwind_frame *frames, size_t count)
 {
     struct hp_sampling *s = loc->sampling;
+    hp_unwind_known known = hp_unwinder_known(s->unwinder);
     hp_cct_node *node = anchor;
     bool same = anchor == s->prev_anchor;
     size_t depth = 0;
     for (size_t i = count; i-- > 0; depth++) {
         const hp_unwind_frame *f = &frames[i];
-        if (same && depth < s->prev_count && s->prev[depth].start == f->start &&
-            s->prev[depth].site == f->site) {
+        if (same && same_activation(s, &known, depth, f)) {
             node = s->prev_nodes[depth];
         } else {
             same = false;
@@ -212,6 +230,7 @@ void hp_sampling_thread_start(hp_location *loc)
     if (s == NULL || u == NULL)
         return; /* budget: this thread is not sampled (its MPI calls are still measured) */
     s->unwinder = u;
+    hp_unwinder_set_thunks(u, hp_thunks_thread_start(&loc->arena));
     s->last_ticks = loc->start_time;
     struct sigevent ev;
     memset(&ev, 0, sizeof(ev));
@@ -243,6 +262,8 @@ int hp_sampling_setup(uint64_t hz)
                         "tables\n");
         return -1;
     }
+    if (hp_cfg.unwind_thunks)
+        hp_thunks_setup(); /* on failure it says why, and sampling goes on without */
     unwind_failed_region = hp_region_define("UNWIND FAILED", "", -1,
                                             HP_PARADIGM_MEASUREMENT, HP_ROLE_ARTIFICIAL);
     if (unwind_failed_region == NULL)
@@ -279,5 +300,8 @@ void hp_sampling_collect(hp_sampling_stats *out, uint64_t *nominal_ns)
         hp_unwinder_stats(s->unwinder, &u);
         out->cache_hits += u.cache_hits;
         out->cache_misses += u.cache_misses;
+        out->thunks_set += u.thunks_set;
+        out->thunk_prefixes += u.thunk_prefixes;
+        out->walked_frames += u.walked_frames;
     }
 }

@@ -6,6 +6,7 @@
 #include "thunks.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,6 +77,17 @@ hp_thunk_stack *hp_thunks_thread_start(hp_arena *arena)
     if (t == NULL)
         return NULL;
     t->capacity = HP_THUNK_CAPACITY;
+    pthread_attr_t attr;
+    void *lo;
+    size_t size;
+    if (pthread_getattr_np(pthread_self(), &attr) != 0)
+        return NULL;
+    int rc = pthread_attr_getstack(&attr, &lo, &size);
+    pthread_attr_destroy(&attr);
+    if (rc != 0)
+        return NULL;
+    t->stack_lo = (uintptr_t)lo;
+    t->stack_hi = (uintptr_t)lo + size;
     hp__thunk_stack = t;
     return t;
 }
@@ -90,11 +102,16 @@ bool hp_thunks_restore(void)
     /* a sampling signal now only reads the side stack, and sees the count shrink one
        entry at a time: each state is valid, the entries below the count are intact */
     atomic_signal_fence(memory_order_seq_cst);
+    uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+    if (sp < t->stack_lo || sp >= t->stack_hi) { /* another stack: its unwinding does not */
+        t->reset = true;                          /* reach the thunked frames */
+        return was_blocked;
+    }
     for (size_t i = t->count; i-- > 0;) {
         uintptr_t *slot = (uintptr_t *)t->entries[i].slot;
         /* an entry below the stack pointer may name memory now used otherwise: it is only
            written back when it still holds the thunk */
-        if ((uintptr_t)slot > (uintptr_t)__builtin_frame_address(0) &&
+        if ((uintptr_t)slot > sp &&
             *slot == (uintptr_t)hp__thunk)
             *slot = t->entries[i].ra;
         t->count = i;

@@ -14,6 +14,9 @@
  * or a thread's start routine is depth 0), from the slot in the frame at depth k + 1;
  * entries are ordered outermost first, so their slot addresses decrease.
  *
+ * Only the thread's own stack gets thunks: on another one (swapcontext, coroutines) an
+ * unwind leaves the side stack as it is, since the frames it names are still there.
+ *
  * Frames left without returning (longjmp, an exception) leave entries whose slots lie
  * below the stack pointer: the thunk drops them when it is reached, the next unwind drops
  * them when it does not meet their slots. Everything that reads return addresses from the
@@ -45,11 +48,12 @@ typedef struct hp_thunk_stack {
     bool reset;      /* entries were dropped while their frames stayed: the previous path
                         says nothing about returns */
     size_t tracked;  /* entries after the previous unwind (for visit counting) */
+    uintptr_t stack_lo, stack_hi; /* the thread's own stack: the only one thunked */
     hp_thunk_entry entries[];
 } hp_thunk_stack;
 
 _Static_assert(offsetof(hp_thunk_stack, count) == 0, "thunk.S reads count at 0");
-_Static_assert(offsetof(hp_thunk_stack, entries) == 32, "thunk.S reads entries at 32");
+_Static_assert(offsetof(hp_thunk_stack, entries) == 48, "thunk.S reads entries at 48");
 
 /* Side stack entries per thread: deeper frames are not thunked. */
 enum { HP_THUNK_CAPACITY = 256 };

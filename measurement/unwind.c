@@ -265,7 +265,7 @@ static hp_unwind_status frames_of(hp_unwinder *u, size_t first, size_t count,
     return HP_UNWIND_COMPLETE;
 }
 
-static hp_unwind_status thunked_unwind(hp_unwinder *u, uintptr_t interrupted,
+static hp_unwind_status thunked_unwind(hp_unwinder *u, uintptr_t interrupted, uintptr_t sp,
                                        hp_unwind_stop *stop, hp_unwind_frame *out, size_t max,
                                        size_t *count);
 
@@ -273,9 +273,11 @@ hp_unwind_status hp_unwind_signal(hp_unwinder *u, void *ucontext, hp_unwind_stop
                                   hp_unwind_frame *out, size_t max, size_t *count)
 {
     *count = 0;
-    if (u->thunks != NULL)
-        return thunked_unwind(u, ((ucontext_t *)ucontext)->uc_mcontext.gregs[REG_RIP], stop,
-                              out, max, count);
+    if (u->thunks != NULL) {
+        const greg_t *regs = ((ucontext_t *)ucontext)->uc_mcontext.gregs;
+        return thunked_unwind(u, (uintptr_t)regs[REG_RIP], (uintptr_t)regs[REG_RSP], stop, out,
+                              max, count);
+    }
     int n = unw_backtrace(u->ips, MAX_IPS);
     if (n >= MAX_IPS)
         return HP_UNWIND_TRUNCATED;
@@ -293,7 +295,8 @@ hp_unwind_status hp_unwind_here(hp_unwinder *u, hp_unwind_stop *stop, hp_unwind_
 {
     *count = 0;
     if (u->thunks != NULL)
-        return thunked_unwind(u, 0, stop, out, max, count);
+        return thunked_unwind(u, 0, (uintptr_t)__builtin_frame_address(0), stop, out, max,
+                              count);
     int n = unw_backtrace(u->ips, MAX_IPS);
     if (n >= MAX_IPS)
         return HP_UNWIND_TRUNCATED;
@@ -452,8 +455,8 @@ static size_t append_prefix(hp_unwinder *u, const hp_thunk_stack *t, size_t d, s
 
 /* An unwind that stops at the first thunk, reuses the side stack beyond it and sets
  * thunks on the new frames. interrupted: the signal context's instruction pointer, or 0
- * when unwinding from here. */
-static hp_unwind_status thunked_unwind(hp_unwinder *u, uintptr_t interrupted,
+ * when unwinding from here; sp: the stack pointer of the code unwound. */
+static hp_unwind_status thunked_unwind(hp_unwinder *u, uintptr_t interrupted, uintptr_t sp,
                                        hp_unwind_stop *stop, hp_unwind_frame *out, size_t max,
                                        size_t *count)
 {
@@ -485,8 +488,11 @@ static hp_unwind_status thunked_unwind(hp_unwinder *u, uintptr_t interrupted,
         alive = d + 1;
         u->stats.thunk_prefixes++;
     }
-    bool may_set = !t->blocked && (stop == NULL || stop->count == 0);
-    if (!t->blocked)
+    /* on another stack than the thread's own (swapcontext, coroutines), the side stack
+       names frames that are merely suspended: leave it alone */
+    bool may_change = !t->blocked && sp >= t->stack_lo && sp < t->stack_hi;
+    bool may_set = may_change && (stop == NULL || stop->count == 0);
+    if (may_change)
         t->count = alive; /* entries beyond the thunk met belong to frames that are gone */
     hp_unwind_status status =
         frames_of(u, first, n, interrupted != 0, stop, out, max, count);

@@ -27,11 +27,11 @@ hp__thunk:
 	decq	%rcx
 	movq	%rcx, %rsi
 	shlq	$4, %rsi			/* sizeof(hp_thunk_entry) == 16 */
-	cmpq	%rdi, 32(%r11,%rsi)		/* entries[rcx].slot */
+	cmpq	%rdi, 48(%r11,%rsi)		/* entries[rcx].slot */
 	jb	1b				/* below %rsp: a frame that is gone */
 	jne	2f
 	movq	%rcx, (%r11)
-	jmpq	*40(%r11,%rsi)			/* entries[rcx].ra */
+	jmpq	*56(%r11,%rsi)			/* entries[rcx].ra */
 2:	call	hp__thunk_lost			/* no entry for this slot: cannot go on */
 	ud2
 	.globl	hp__thunk_end

@@ -3,12 +3,14 @@
  * rate): C++ exceptions thrown through deep recursion with a destructor in every frame,
  * on several threads at once; longjmp out of deep recursion; pthread_exit from deep
  * inside a thread; recursion 10,000 deep; and a loop that calls the same function from
- * the same place many times (visits per call path), with MPI calls from depth 10.
+ * the same place many times (visits per call path), with MPI calls from depth 10; and
+ * switching between two stacks with swapcontext, from 50 frames deep on each.
  * Prints a checksum per part that does not depend on timing: a changed result shows.
  */
 #include <mpi.h>
 #include <pthread.h>
 #include <setjmp.h>
+#include <ucontext.h>
 
 #include <cstdio>
 #include <stdexcept>
@@ -121,6 +123,40 @@ __attribute__((noinline)) static unsigned long repeated_calls(void)
     return s;
 }
 
+static ucontext_t main_ctx, coro_ctx;
+static unsigned long coro_sum;
+
+/* Both stacks switch from deep inside: thunked frames stay suspended on the other one. */
+__attribute__((noinline)) static void switch_deep(int depth, ucontext_t *from, ucontext_t *to)
+{
+    if (depth == 0) {
+        coro_sum += work(coro_sum);
+        swapcontext(from, to);
+        return;
+    }
+    coro_sum += work((unsigned long)depth) % 3;
+    switch_deep(depth - 1, from, to);
+}
+
+static void coroutine(void)
+{
+    for (;;)
+        switch_deep(50, &coro_ctx, &main_ctx);
+}
+
+static unsigned long coroutines(int rounds)
+{
+    static char stack[1 << 20];
+    getcontext(&coro_ctx);
+    coro_ctx.uc_stack.ss_sp = stack;
+    coro_ctx.uc_stack.ss_size = sizeof(stack);
+    coro_ctx.uc_link = nullptr;
+    makecontext(&coro_ctx, coroutine, 0);
+    for (int r = 0; r < rounds; r++)
+        switch_deep(50, &main_ctx, &coro_ctx);
+    return coro_sum;
+}
+
 static void *thrower(void *arg)
 {
     *(unsigned long *)arg = exceptions(150, 60);
@@ -163,6 +199,7 @@ int main(int argc, char **argv)
     std::printf("longjmp %lu\n", jumps(300, 200));
     std::printf("deep %lu\n", recurse(10000));
     std::printf("repeated %lu\n", repeated_calls());
+    std::printf("swapcontext %lu\n", coroutines(100));
     MPI_Finalize();
     return 0;
 }

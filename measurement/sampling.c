@@ -25,6 +25,7 @@
 #include "unwind.h"
 
 enum {
+    SIGNAL_STACK = 32 * 1024, /* the handler's own stack (see use_signal_stack) */
     MAX_FRAMES = 512, /* deeper stacks count as truncated unwinds */
     MAX_STOPS = 4     /* innermost instrumented frames an unwind may end at */
 };
@@ -221,6 +222,22 @@ static void on_timer_signal(int sig, siginfo_t *info, void *ucontext)
 
 /* ---- timers ------------------------------------------------------------------------- */
 
+/* Gives the thread an alternate signal stack (unless it has one), so that the handler
+ * does not write below the interrupted stack pointer: code that still reads memory there
+ * after moving the stack pointer up breaks otherwise. libunwind's _Ux86_64_setcontext
+ * does, while it lands a C++ exception in a handler (it is the program's unwinder when
+ * libunwind comes before libgcc_s): a sample in those few instructions jumped to 0. */
+static void use_signal_stack(hp_location *loc)
+{
+    stack_t old;
+    if (sigaltstack(NULL, &old) < 0 || !(old.ss_flags & SS_DISABLE))
+        return;
+    void *mem = hp_arena_alloc(&loc->arena, SIGNAL_STACK);
+    stack_t ss = { .ss_sp = mem, .ss_flags = 0, .ss_size = SIGNAL_STACK };
+    if (mem != NULL)
+        sigaltstack(&ss, NULL);
+}
+
 void hp_sampling_thread_start(hp_location *loc)
 {
     if (!enabled || loc->sampling != NULL)
@@ -231,6 +248,7 @@ void hp_sampling_thread_start(hp_location *loc)
         return; /* budget: this thread is not sampled (its MPI calls are still measured) */
     s->unwinder = u;
     hp_unwinder_set_thunks(u, hp_thunks_thread_start(&loc->arena));
+    use_signal_stack(loc);
     s->last_ticks = loc->start_time;
     struct sigevent ev;
     memset(&ev, 0, sizeof(ev));
@@ -273,7 +291,7 @@ int hp_sampling_setup(uint64_t hz)
     struct sigaction sa;
     memset(&sa, 0, sizeof(sa));
     sa.sa_sigaction = on_timer_signal;
-    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
     sigemptyset(&sa.sa_mask);
     if (sigaction(SIGPROF, &sa, NULL) < 0) {
         fprintf(stderr, "hpmeasure: sampling is off: cannot handle SIGPROF (%s)\n",

@@ -66,7 +66,10 @@ static const config_var config_vars[] = {
       "frequent calls); they are still measured, directly below the innermost instrumented "
       "region (or the program). Empty = every call unwinds." },
     { "HP_UNWIND_THUNKS", VAR_BOOL, "false", FIELD(unwind_thunks),
-      "Thunk-stack prefix reuse while unwinding (not available yet in this version)." },
+      "With sampling: return addresses on the stack lead through a thunk, so that an unwind "
+      "stops at the first frame already known and each return is seen (visits become exact "
+      "lower bounds per call path). Off by default: here it costs more than it saves. "
+      "Refused (with a message) when the program's C++ unwinder is linked statically." },
     { "HP_MPI_ENABLE_GROUPS", VAR_STRING, "default", FIELD(mpi_enable_groups),
       "MPI function groups to measure (Score-P's names: all, default, cg, coll, env, err, "
       "ext, io, misc, p2p, rma, spawn, topo, type, xnonblock, xreqtest; default = cg, coll, "

@@ -227,7 +227,8 @@ static void add_sampling(hp_profile_data *d)
     hp_profile_sampling *out = &d->profile.sampling;
     *out = (hp_profile_sampling){ hp_cfg.sampling_frequency, s.samples, s.attributed,
                                   s.in_mpi, s.busy, s.failed + s.truncated, s.unanchored,
-                                  s.mpi_unwinds, { 0 } };
+                                  s.mpi_unwinds, s.thunks_set, s.thunk_prefixes,
+                                  s.walked_frames, { 0 } };
     for (int i = 0; i < HP_PROFILE_SAMPLING_BUCKETS && i < HP_SAMPLING_BUCKETS; i++)
         out->histogram[i] = s.histogram[i];
 }

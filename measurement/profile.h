@@ -98,6 +98,9 @@ typedef struct hp_profile_sampling {
     uint64_t failed;      /* failed or truncated unwinds (UNWIND FAILED) */
     uint64_t unanchored;  /* instrumented caller not on the stack: time left with it */
     uint64_t mpi_unwinds; /* MPI calls whose call path was unwound */
+    uint64_t thunks_set;     /* HP_UNWIND_THUNKS: return addresses replaced by the thunk */
+    uint64_t thunk_prefixes; /* unwinds that stopped at a thunk and reused its prefix */
+    uint64_t walked_frames;  /* frames the thunk-aware unwinds stepped through */
     /* effective sample intervals in tenths of the nominal one: [0,10%) ... [100,110%),
        then 110% and more */
     uint64_t histogram[HP_PROFILE_SAMPLING_BUCKETS];

@@ -17,13 +17,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "location.h"
 #include "region.h"
+#include "thunks.h"
 #include "timer.h"
 #include "unwind.h"
 
 enum {
     SAMPLE_SIGNAL_OFFSET = 6, /* the timers' signal: SIGRTMIN + 6 */
+    SIGNAL_STACK = 32 * 1024, /* the handler's own stack (see use_signal_stack) */
     MAX_FRAMES = 512, /* deeper stacks count as truncated unwinds */
     MAX_STOPS = 4     /* innermost instrumented frames an unwind may end at */
 };
@@ -73,26 +76,40 @@ static hp_cct_node *failed_node(hp_location *loc, hp_cct_node *anchor)
     return n;
 }
 
-/* Adds frames (innermost first) below anchor and returns the innermost node.
- *
- * Visits are counted as lower bounds: a frame is taken for the activation the previous
- * path had at its depth when the function is the same and everything outside it is the
- * same, including the call site in its parent (a different call site means a new call).
- * Its own call site does not matter: it moves on while the function runs. */
+/* True when the frame f at depth is the activation the previous path had there. The
+ * thunks know it for the outermost frames (still thunked: the same; thunk gone: returned).
+ * Elsewhere it is taken to be the same when the function is the same and it is called
+ * from the same call site in the same parent (same_parent): its own call site does not
+ * matter, it moves on while the function runs. Either way visits can only undercount. */
+static bool same_activation(const struct hp_sampling *s, const hp_unwind_known *k,
+                            size_t depth, const hp_unwind_frame *f, bool same_parent)
+{
+    if (depth >= s->prev_count || s->prev[depth].start != f->start)
+        return false;
+    if (depth < k->alive)
+        return true;
+    if (depth >= k->gone_from && depth < k->gone_end)
+        return false;
+    return same_parent;
+}
+
+/* Adds frames (innermost first) below anchor and returns the innermost node. A frame
+ * that is the same activation as in the previous path (same_activation) is no visit, so
+ * visits are lower bounds. */
 static hp_cct_node *attach_path(hp_location *loc, hp_cct_node *anchor,
                                 const hp_unwind_frame *frames, size_t count)
 {
     struct hp_sampling *s = loc->sampling;
     if (count == 0) /* nothing below the anchor: the reference path stays */
         return anchor;
+    hp_unwind_known known = hp_unwinder_known(s->unwinder);
     hp_cct_node *node = anchor;
     bool same = anchor == s->prev_anchor;
     uintptr_t old_parent_site = 0, new_parent_site = 0;
     size_t depth = 0;
     for (size_t i = count; i-- > 0; depth++) {
         const hp_unwind_frame *f = &frames[i];
-        same = same && depth < s->prev_count && s->prev[depth].start == f->start &&
-               old_parent_site == new_parent_site;
+        same = same && same_activation(s, &known, depth, f, old_parent_site == new_parent_site);
         if (same) {
             node = s->prev_nodes[depth];
         } else {
@@ -302,6 +319,22 @@ void hp_sampling_resume(hp_location *loc)
         hp_sampling_thread_start(loc);
 }
 
+/* Gives the thread an alternate signal stack (unless it has one), so that the handler
+ * does not write below the interrupted stack pointer: code that still reads memory there
+ * after moving the stack pointer up breaks otherwise. libunwind's _Ux86_64_setcontext
+ * does, while it lands a C++ exception in a handler (it is the program's unwinder when
+ * libunwind comes before libgcc_s): a sample in those few instructions jumped to 0. */
+static void use_signal_stack(hp_location *loc)
+{
+    stack_t old;
+    if (sigaltstack(NULL, &old) < 0 || !(old.ss_flags & SS_DISABLE))
+        return;
+    void *mem = hp_arena_alloc(&loc->arena, SIGNAL_STACK);
+    stack_t ss = { .ss_sp = mem, .ss_flags = 0, .ss_size = SIGNAL_STACK };
+    if (mem != NULL)
+        sigaltstack(&ss, NULL);
+}
+
 /* The state and timer of loc's thread (the caller). While sampling is deferred the timer
  * is created but not started: MPI calls already unwind for their call paths. */
 void hp_sampling_thread_start(hp_location *loc)
@@ -313,6 +346,9 @@ void hp_sampling_thread_start(hp_location *loc)
     if (s == NULL || u == NULL)
         return; /* budget: this thread is not sampled (its MPI calls are still measured) */
     s->unwinder = u;
+    hp_unwinder_set_thunks(u, hp_thunks_thread_start(&loc->arena));
+    if (hp_thunks_enabled()) /* thunks' own guard code runs in the handler too */
+        use_signal_stack(loc);
     struct sigevent ev;
     memset(&ev, 0, sizeof(ev));
     ev.sigev_notify = SIGEV_THREAD_ID;
@@ -340,6 +376,8 @@ int hp_sampling_setup(uint64_t hz)
                         "tables\n");
         return -1;
     }
+    if (hp_cfg.unwind_thunks)
+        hp_thunks_setup(); /* on failure it says why, and sampling goes on without */
     unwind_failed_region = hp_region_define("UNWIND FAILED", "", -1,
                                             HP_PARADIGM_MEASUREMENT, HP_ROLE_ARTIFICIAL);
     if (unwind_failed_region == NULL)
@@ -354,7 +392,7 @@ int hp_sampling_setup(uint64_t hz)
     struct sigaction sa;
     memset(&sa, 0, sizeof(sa));
     sa.sa_sigaction = on_timer_signal;
-    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
     sigemptyset(&sa.sa_mask);
     if (sample_signal > SIGRTMAX || sigaction(sample_signal, &sa, NULL) < 0) {
         fprintf(stderr, "hpmeasure: sampling is off: cannot handle signal SIGRTMIN+%d (%s)\n",
@@ -381,5 +419,8 @@ void hp_sampling_collect(hp_sampling_stats *out, uint64_t *nominal_ns)
         hp_unwinder_stats(s->unwinder, &u);
         out->cache_hits += u.cache_hits;
         out->cache_misses += u.cache_misses;
+        out->thunks_set += u.thunks_set;
+        out->thunk_prefixes += u.thunk_prefixes;
+        out->walked_frames += u.walked_frames;
     }
 }

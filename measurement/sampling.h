@@ -47,6 +47,9 @@ typedef struct hp_sampling_stats {
     uint64_t mpi_unwinds;  /* call paths of MPI calls learned by unwinding */
     uint64_t cache_hits;   /* unwind cache lookups (return address / top frame) */
     uint64_t cache_misses;
+    uint64_t thunks_set;     /* HP_UNWIND_THUNKS: return addresses replaced by the thunk */
+    uint64_t thunk_prefixes; /* unwinds that stopped at a thunk */
+    uint64_t walked_frames;  /* frames the thunk-aware unwinds stepped through */
     uint64_t histogram[HP_SAMPLING_BUCKETS];
 } hp_sampling_stats;
 

@@ -48,7 +48,12 @@ void hp_summary_write_sampling(FILE *out, const hp_profile_sampling *s)
     if (s->unanchored > 0)
         fprintf(out, "  %10" PRIu64 "  below an inlined instrumented function (time left "
                 "with it)\n", s->unanchored);
-    fprintf(out, "  %10" PRIu64 "  MPI call paths learned by unwinding\n\n", s->mpi_unwinds);
+    fprintf(out, "  %10" PRIu64 "  MPI call paths learned by unwinding\n", s->mpi_unwinds);
+    if (s->thunks_set > 0)
+        fprintf(out, "Thunks (HP_UNWIND_THUNKS): %" PRIu64 " return addresses replaced, %" PRIu64
+                " unwinds reused a thunked prefix, %" PRIu64 " frames walked\n",
+                s->thunks_set, s->thunk_prefixes, s->walked_frames);
+    fputc('\n', out);
     if (weighted > 0)
         write_histogram(out, s, weighted);
 }

@@ -5,6 +5,8 @@
  */
 #include "timer.h"
 
+#include <stdint.h>
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #endif
@@ -28,6 +30,25 @@ static bool cpu_has_invariant_tsc(void)
 #endif
 }
 
+/* A (ticks, ns) pair read as close together as possible: the read with the shortest
+ * bracket of timer reads around the clock read, out of a few. A pair split by a
+ * preemption (milliseconds on a loaded machine) would tilt the ticks -> ns mapping that
+ * traces use, and receives could appear to end before their sends began. */
+static void read_pair(uint64_t *ticks, uint64_t *ns)
+{
+    uint64_t best = UINT64_MAX;
+    for (int i = 0; i < 8; i++) {
+        uint64_t before = hp_timer_now();
+        uint64_t now_ns = hp_timer_monotonic_ns();
+        uint64_t after = hp_timer_now();
+        if (after - before < best) {
+            best = after - before;
+            *ticks = before + (after - before) / 2;
+            *ns = now_ns;
+        }
+    }
+}
+
 void hp_timer_init(hp_timer_kind kind, bool *fell_back)
 {
     *fell_back = false;
@@ -36,8 +57,7 @@ void hp_timer_init(hp_timer_kind kind, bool *fell_back)
         hp__timer_tsc = cpu_has_invariant_tsc();
         *fell_back = !hp__timer_tsc;
     }
-    start_ns = hp_timer_monotonic_ns();
-    start_ticks = hp_timer_now();
+    read_pair(&start_ticks, &start_ns);
     ticks_per_second = 0;
 }
 
@@ -48,10 +68,9 @@ double hp_timer_ticks_per_second(void)
     if (!hp__timer_tsc)
         return ticks_per_second = 1e9;
     uint64_t ns, ticks;
-    do { /* a short run still gets a calibration window of 10 ms */
-        ns = hp_timer_monotonic_ns();
-        ticks = hp_timer_now();
-    } while (ns - start_ns < 10000000u);
+    do /* a short run still gets a calibration window of 10 ms */
+        read_pair(&ticks, &ns);
+    while (ns - start_ns < 10000000u);
     ticks_per_second = (double)(ticks - start_ticks) * 1e9 / (double)(ns - start_ns);
     return ticks_per_second;
 }

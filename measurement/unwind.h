@@ -53,6 +53,16 @@ typedef struct hp_unwind_stop {
 
 typedef struct hp_unwinder hp_unwinder;
 
+/* What the thunk stack (thunks.h) tells about the previous unwind's path, in path depths
+ * (0 = the outermost frame): frames [0, alive) are the same activations as then, and
+ * frames [gone_from, gone_end) of the previous path have returned since. */
+typedef struct hp_unwind_known {
+    size_t alive;
+    size_t gone_from, gone_end;
+} hp_unwind_known;
+
+struct hp_thunk_stack;
+
 /* Process-wide set-up (libunwind's caching policy, the C library's code range, the entry
  * point, this library's code range). Not signal-safe; call once at start-up. Returns 0
  * or -1 when unwinding is not available. */
@@ -71,10 +81,24 @@ hp_unwind_status hp_unwind_signal(hp_unwinder *u, void *ucontext, hp_unwind_stop
 hp_unwind_status hp_unwind_here(hp_unwinder *u, hp_unwind_stop *stop, hp_unwind_frame *out,
                                 size_t max, size_t *count);
 
+/* Switches unwinding to the thunk-aware walk (process-wide; thunks.c calls it from
+ * hp_thunks_setup): libgcc's unwinder, which tells where each return address lives.
+ * Returns 0, or -1 when libgcc_s cannot be loaded. */
+int hp_unwind_enable_thunks(void);
+
+/* Sets thunks on the stacks u unwinds, with the calling thread's side stack t. */
+void hp_unwinder_set_thunks(hp_unwinder *u, struct hp_thunk_stack *t);
+
+/* What the last unwind of u learnt from its thunks (all zero without thunks). */
+hp_unwind_known hp_unwinder_known(const hp_unwinder *u);
+
 /* Lookups answered by the caches and by libunwind, for the benchmark and the summary. */
 typedef struct hp_unwind_stats {
     uint64_t cache_hits;
     uint64_t cache_misses;
+    uint64_t thunks_set;     /* return addresses replaced by the thunk */
+    uint64_t thunk_prefixes; /* unwinds that ended at a thunk and reused the side stack */
+    uint64_t walked_frames;  /* frames stepped through by the thunk-aware walk */
 } hp_unwind_stats;
 
 void hp_unwinder_stats(const hp_unwinder *u, hp_unwind_stats *out);

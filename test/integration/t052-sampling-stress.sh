@@ -6,7 +6,7 @@
 # and the threads that pthread_create started are sampled with their start routine on
 # the path.
 . "$HP_SRCDIR/test/integration/lib.sh"
-plan 11
+plan 14
 
 SRC="$PROGRAMS/sampling/stress.c"
 check "build stress.c plain" mpicc -O1 -g -o stress-plain "$SRC" -lpthread
@@ -31,4 +31,14 @@ check "cubecheck.py passes on the three profiles" sh -c \
 check "worker threads are sampled below their start routine" sh -c \
     "test \$($CUBEDUMP --locations nc/profile.cubex | wc -l) -eq 6 &&
      $CUBEDUMP nc/profile.cubex | grep -Eq '^stress-nc/worker(/[^	]*)?	[0-9]	visits=[1-9]'"
+# C++ destructors on pthread_exit: the program's unwinder stays libgcc's.
+EXIT_SRC="$PROGRAMS/sampling/thread_exit.cpp"
+check "build thread_exit.cpp (plain, --nocompiler, instrumented)" sh -c "
+    g++ -O1 -o exit-plain '$EXIT_SRC' -lpthread &&
+    hp-instrument --nocompiler g++ -O1 -o exit-nc '$EXIT_SRC' -lpthread &&
+    hp-instrument g++ -O1 -o exit-in '$EXIT_SRC' -lpthread"
+check_eq "--nocompiler at 10 kHz: all 63 destructors run" "destructors 63" \
+    "$(HP_SAMPLING_FREQUENCY=10000 HP_EXPERIMENT_DIRECTORY=exit-nc timeout 60 ./exit-nc 2>/dev/null)"
+check_eq "instrumented at 10 kHz: all 63 destructors run" "destructors 63" \
+    "$(HP_SAMPLING_FREQUENCY=10000 HP_EXPERIMENT_DIRECTORY=exit-in timeout 60 ./exit-in 2>/dev/null)"
 finish

@@ -1,0 +1,88 @@
+/*
+ * The thunk stack of the paper "Reconciling Sampling and Direct Instrumentation"
+ * (§II.A.4-5), opt-in with HP_UNWIND_THUNKS=true.
+ *
+ * While unwinding, the return address slot of each frame of user code on the stack is
+ * overwritten with the address of hp__thunk, and the original return address is kept in
+ * the thread's side stack. The next unwind stops at the first frame whose slot holds the
+ * thunk: everything outward of it is known from the side stack. Returning through a thunk
+ * pops the side stack, so a frame that is still thunked is known to be the same
+ * activation as before, and one whose thunk is gone has returned: visit counts become
+ * exact lower bounds.
+ *
+ * Entry k of a side stack holds the return address into the frame at path depth k (main
+ * or a thread's start routine is depth 0), from the slot in the frame at depth k + 1;
+ * entries are ordered outermost first, so their slot addresses decrease.
+ *
+ * Only the thread's own stack gets thunks: on another one (swapcontext, coroutines) an
+ * unwind leaves the side stack as it is, since the frames it names are still there.
+ *
+ * Frames left without returning (longjmp, an exception) leave entries whose slots lie
+ * below the stack pointer: the thunk drops them when it is reached, the next unwind drops
+ * them when it does not meet their slots. Everything that reads return addresses from the
+ * stack with its own unwinder (C++ exceptions, thread exit, glibc's backtrace) first
+ * puts the original addresses back (hp_thunks_restore, called by the interposers in
+ * adapters/threads/thunk_guard.c) and blocks thunking until the exception is caught.
+ */
+#ifndef HP_MEASUREMENT_THUNKS_H
+#define HP_MEASUREMENT_THUNKS_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "memory.h"
+
+typedef struct hp_thunk_entry {
+    uintptr_t slot; /* where the return address lives on the stack */
+    uintptr_t ra;   /* the original return address */
+} hp_thunk_entry;
+
+/* The layout up to entries is read by the thunk (x86_64/thunk.S). */
+typedef struct hp_thunk_stack {
+    size_t count;    /* live entries; the thunk decrements it */
+    size_t capacity;
+    volatile sig_atomic_t blocked; /* no new thunks: an exception is on its way, or the
+                                      thread exits */
+    bool reset;      /* entries were dropped while their frames stayed: the previous path
+                        says nothing about returns */
+    size_t tracked;  /* entries after the previous unwind (for visit counting) */
+    uintptr_t stack_lo, stack_hi; /* the thread's own stack: the only one thunked */
+    hp_thunk_entry entries[];
+} hp_thunk_stack;
+
+_Static_assert(offsetof(hp_thunk_stack, count) == 0, "thunk.S reads count at 0");
+_Static_assert(offsetof(hp_thunk_stack, entries) == 48, "thunk.S reads entries at 48");
+
+/* Side stack entries per thread: deeper frames are not thunked. */
+enum { HP_THUNK_CAPACITY = 256 };
+
+/* The thunk itself (x86_64/thunk.S) and the end of its code. */
+void hp__thunk(void);
+void hp__thunk_end(void);
+
+/* The calling thread's side stack, read by the thunk. */
+extern _Thread_local hp_thunk_stack *hp__thunk_stack __attribute__((tls_model("initial-exec")));
+
+/* Process start-up (not signal-safe): finds libgcc's unwinder and checks that the
+ * interposers of adapters/threads/thunk_guard.c are the ones the program calls. Returns 0,
+ * or -1 with a reason on stderr (thunks then stay off). */
+int hp_thunks_setup(void);
+
+/* True after a successful hp_thunks_setup. */
+bool hp_thunks_enabled(void);
+
+/* The calling thread's side stack, from its arena (cold path: location creation).
+ * NULL when the budget is used up or thunks are off. */
+hp_thunk_stack *hp_thunks_thread_start(hp_arena *arena);
+
+/* Puts every original return address of the calling thread back, empties its side stack
+ * and sets no new thunks until hp_thunks_unblock. Returns whether thunks were blocked
+ * already. Async-signal-safe. */
+bool hp_thunks_restore(void);
+
+/* Allows thunks again on the calling thread (an exception was caught). */
+void hp_thunks_unblock(void);
+
+#endif

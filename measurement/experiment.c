@@ -225,10 +225,18 @@ static void add_sampling(hp_profile_data *d)
     uint64_t interval_ns;
     hp_sampling_collect(&s, &interval_ns);
     hp_profile_sampling *out = &d->profile.sampling;
-    *out = (hp_profile_sampling){ hp_cfg.sampling_frequency, s.samples, s.attributed,
-                                  s.in_mpi, s.busy, s.failed + s.truncated, s.unanchored,
-                                  s.mpi_unwinds, s.thunks_set, s.thunk_prefixes,
-                                  s.walked_frames, { 0 } };
+    *out = (hp_profile_sampling){ .frequency = hp_cfg.sampling_frequency,
+                                  .samples = s.samples,
+                                  .attributed = s.attributed,
+                                  .in_mpi = s.in_mpi,
+                                  .busy = s.busy,
+                                  .throttled = s.throttled,
+                                  .failed = s.failed + s.truncated,
+                                  .unanchored = s.unanchored,
+                                  .mpi_unwinds = s.mpi_unwinds,
+                                  .thunks_set = s.thunks_set,
+                                  .thunk_prefixes = s.thunk_prefixes,
+                                  .walked_frames = s.walked_frames };
     for (int i = 0; i < HP_PROFILE_SAMPLING_BUCKETS && i < HP_SAMPLING_BUCKETS; i++)
         out->histogram[i] = s.histogram[i];
 }

@@ -95,6 +95,7 @@ typedef struct hp_profile_sampling {
     uint64_t attributed;  /* unwound and added to the call tree */
     uint64_t in_mpi;      /* ignored: inside MPI */
     uint64_t busy;        /* counted, not unwound: inside the measurement core */
+    uint64_t throttled;   /* handlers slower than half an interval: samples skipped after */
     uint64_t failed;      /* failed or truncated unwinds (UNWIND FAILED) */
     uint64_t unanchored;  /* instrumented caller not on the stack: time left with it */
     uint64_t mpi_unwinds; /* MPI calls whose call path was unwound */

@@ -44,6 +44,9 @@ void hp_summary_write_sampling(FILE *out, const hp_profile_sampling *s)
     fprintf(out, "  %10" PRIu64 "  inside MPI (ignored: MPI is measured)\n", s->in_mpi);
     fprintf(out, "  %10" PRIu64 "  while the measurement itself was busy (not unwound)\n",
             s->busy);
+    if (s->throttled > 0)
+        fprintf(out, "  %10" PRIu64 "  slow unwinds (over half an interval): the samples "
+                "after each were skipped for a while (counted as busy)\n", s->throttled);
     fprintf(out, "  %10" PRIu64 "  failed unwinds (region UNWIND FAILED)\n", s->failed);
     if (s->unanchored > 0)
         fprintf(out, "  %10" PRIu64 "  below an inlined instrumented function (time left "

@@ -62,7 +62,7 @@ typedef struct code_range {
 } code_range;
 
 static code_range libc_code;  /* outermost frames in here are left out */
-static code_range own_code;   /* hpmeasure's library: skipped by hp_unwind_here */
+static code_range own_code;   /* hpmeasure's library: its frames are left out */
 static code_range loader_code, vdso_code; /* with libc: never thunked (see set_thunks) */
 static uintptr_t entry_point; /* _start */
 static bool caching = true;
@@ -235,8 +235,8 @@ static uintptr_t top_frame_start(hp_unwinder *u, uintptr_t ip)
 }
 
 /* Function start of a caller frame whose return address is ra, after checking ra; 0 when
- * it is not valid (a cached answer as well). The call instruction ends at ra, so ra - 1 is inside the caller even
- * when the call is the caller's last instruction. */
+ * it is not valid (a cached answer as well). The call instruction ends at ra, so ra - 1
+ * is inside the caller even when the call is the caller's last instruction. */
 static uintptr_t caller_frame_start(hp_unwinder *u, uintptr_t ra)
 {
     ra_entry *e = &u->ra[(ra * 0x9E3779B97F4A7C15ull) >> 54];

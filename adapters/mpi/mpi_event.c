@@ -49,9 +49,12 @@ static inline hp_region *region_of(unsigned fn)
     return likely(r != NULL) ? r : define_region(fn);
 }
 
+/* Inside the core: the arena is the sampling handler's too. */
 static HP_COLD uint64_t *allocate_call_counts(hp_location *loc)
 {
+    hp_location_enter_core(loc);
     loc->call_counts = hp_arena_alloc(&loc->arena, hp_mpi_function_count * sizeof(uint64_t));
+    hp_location_leave_core(loc);
     return loc->call_counts;
 }
 
@@ -72,9 +75,7 @@ int hp_mpi_enter(hp_mpi_frame *f, unsigned fn)
                  mpi_regions == NULL))
         return 0;
     if (!hp_mpi_measured[fn]) {
-        hp_location_enter_core(loc);
         count_unmeasured(loc, fn);
-        hp_location_leave_core(loc);
         return 0;
     }
     hp_region *r = region_of(fn);

@@ -6,7 +6,7 @@
 # below the root), HP_SAMPLING_FREQUENCY=0 turns unwinding off, bad values are refused.
 # Visits of sampled functions are lower bounds of the true counts.
 . "$HP_SRCDIR/test/integration/lib.sh"
-plan 15
+plan 18
 
 SRC="$PROGRAMS/sampling"
 check "build the shared library" mpicc -O1 -g -fPIC -shared -o libpathlib.so "$SRC/libpath_lib.c"
@@ -68,6 +68,15 @@ check "libm's sin below main, the PLT stubs as libm_loop@plt" sh -c "
     $CUBEDUMP --paths libm/profile.cubex > libm-paths.txt &&
     grep -Eq '^libm_loop/main/(__)?sin' libm-paths.txt &&
     grep -qx 'libm_loop/main/libm_loop@plt' libm-paths.txt"
+# Programs that use SIGPROF themselves: sampling has its own signal.
+check "build own_sigprof.c with --nocompiler" \
+    hp-instrument --nocompiler gcc -O1 -o own_sigprof "$SRC/own_sigprof.c" -lpthread
+HP_SAMPLING_FREQUENCY=1000 HP_EXPERIMENT_DIRECTORY=prof check \
+    "a program that resets SIGPROF and counts its own ITIMER_PROF ticks is undisturbed" \
+    sh -c './own_sigprof > prof.out && grep -qx "ticks about 30" prof.out'
+HP_SAMPLING_FREQUENCY=1000 HP_EXPERIMENT_DIRECTORY=rt ./own_sigprof rt > /dev/null 2> rt.err
+check "a program that takes sampling's signal: stderr names it" \
+    grep -q "the program replaced the handler of signal .* (SIGRTMIN+6)" rt.err
 expect_fail "bad HP_MPI_UNWIND_EXCLUDE: the variable and the name" \
     "HP_MPI_UNWIND_EXCLUDE: unknown MPI function 'MPI_Bogus'" \
     env HP_MPI_UNWIND_EXCLUDE=MPI_Bogus mpiexec -n 1 ./libpath

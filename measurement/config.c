@@ -56,6 +56,11 @@ static const config_var config_vars[] = {
       "Timer sampling per thread in Hz (wall-clock), 0 = off, at most 20000. Default 0, "
       "but 1000 for programs built with hp-instrument --nocompiler and run by hp-run. See "
       "doc/sampling.md." },
+    { "HP_OVERHEAD_BUDGET", VAR_UINT, "0", FIELD(overhead_budget),
+      "Percent, 0 = off (1 to 100): a function built with the GCC plug-in whose probe cost "
+      "exceeds this share of its mean time is switched off during the run once it was "
+      "visited 1024 times on one call path; summary.txt lists it and demoted.filter in the "
+      "experiment directory excludes it at the next build. See doc/hp-instrument.md." },
     { "HP_MPI_UNWIND_EXCLUDE", VAR_STRING,
       "MPI_Comm_rank,MPI_Comm_size,MPI_Wtime,MPI_Wtick,MPI_Test,MPI_Testany,MPI_Testall,"
       "MPI_Testsome,MPI_Test_cancelled,MPI_Iprobe,MPI_Improbe,MPI_Request_get_status,"
@@ -208,6 +213,8 @@ static const char *check_range(const config_var *v)
         return "at least 256K";
     if (strcmp(v->name, "HP_SAMPLING_FREQUENCY") == 0 && hp_cfg.sampling_frequency > 20000)
         return "0 (off) up to 20000 Hz";
+    if (strcmp(v->name, "HP_OVERHEAD_BUDGET") == 0 && hp_cfg.overhead_budget > 100)
+        return "0 (off) up to 100 (percent)";
     return NULL;
 }
 

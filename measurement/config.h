@@ -27,6 +27,7 @@ typedef struct hp_config {
     uint64_t total_memory;           /* bytes */
     hp_timer_kind timer;
     uint64_t sampling_frequency;     /* Hz, 0 = off */
+    uint64_t overhead_budget;        /* percent, 0 = off */
     char mpi_unwind_exclude[2048];   /* MPI functions that do not unwind when sampling */
     bool unwind_thunks;
     char mpi_enable_groups[512];

@@ -520,42 +520,51 @@ int hp_filter_normalize_path(const char *path, char *out, size_t outlen)
 
 /* The decision of one block: the last pattern that matches decides, so the list is read
  * backwards and the first match wins. Without FNM_PATHNAME, '*' also matches '/'. */
-static bool list_excludes(const struct pattern_list *list, const char *name,
-                          const char *mangled)
+/* The verdict of the last pattern of list that matches. */
+static hp_filter_verdict list_verdict(const struct pattern_list *list, const char *name,
+                                      const char *mangled)
 {
     for (size_t i = list->count; i-- > 0;) {
         const struct pattern *pt = &list->items[i];
         const char *subject = pt->mangled ? mangled : name;
         if (fnmatch(pt->text, subject, 0) == 0)
-            return pt->exclude;
+            return pt->exclude ? HP_FILTER_EXCLUDED : HP_FILTER_INCLUDED;
     }
-    return false;
+    return HP_FILTER_DEFAULT;
 }
 
-static bool file_excluded(const hp_filter *f, const char *file)
+static hp_filter_verdict file_verdict(const hp_filter *f, const char *file)
 {
     if (file == NULL || file[0] == '\0' || f->files.count == 0)
-        return false;
+        return HP_FILTER_DEFAULT;
     char normalized[NORMALIZED_PATH_MAX];
     const char *subject = file;
     if (hp_filter_normalize_path(file, normalized, sizeof normalized) == 0)
         subject = normalized;
-    return list_excludes(&f->files, subject, subject);
+    return list_verdict(&f->files, subject, subject);
 }
 
-bool hp_filter_excludes(const hp_filter *f, const char *file, const char *name,
-                        const char *mangled)
+hp_filter_verdict hp_filter_decide(const hp_filter *f, const char *file, const char *name,
+                                   const char *mangled)
 {
     if (f == NULL)
-        return false;
+        return HP_FILTER_DEFAULT;
     if (name == NULL)
         name = "";
     /* MANGLED patterns fall back to the displayed name when there is no other. */
     if (mangled == NULL || mangled[0] == '\0')
         mangled = name;
-    if (file_excluded(f, file))
-        return true;
-    return list_excludes(&f->regions, name, mangled);
+    hp_filter_verdict by_file = file_verdict(f, file);
+    if (by_file == HP_FILTER_EXCLUDED)
+        return by_file; /* an excluded file cannot be re-included by the region block */
+    hp_filter_verdict by_region = list_verdict(&f->regions, name, mangled);
+    return by_region != HP_FILTER_DEFAULT ? by_region : by_file;
+}
+
+bool hp_filter_excludes(const hp_filter *f, const char *file, const char *name,
+                        const char *mangled)
+{
+    return hp_filter_decide(f, file, name, mangled) == HP_FILTER_EXCLUDED;
 }
 
 bool hp_filter_is_empty(const hp_filter *f)

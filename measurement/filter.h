@@ -39,6 +39,19 @@ hp_filter *hp_filter_parse(const char *text, const char *origin, char *err, size
 bool hp_filter_excludes(const hp_filter *f, const char *file, const char *name,
                         const char *mangled);
 
+/* What the filter says of a region: nothing (no rule matches), or the action of the rule
+ * that decides. The GCC plug-in uses it to tell "included because a rule names it" from
+ * "included by default". INCLUDED needs a matching INCLUDE rule in the region block, or
+ * in the file block when no region rule matches. */
+typedef enum hp_filter_verdict {
+    HP_FILTER_DEFAULT,
+    HP_FILTER_INCLUDED,
+    HP_FILTER_EXCLUDED
+} hp_filter_verdict;
+
+hp_filter_verdict hp_filter_decide(const hp_filter *f, const char *file, const char *name,
+                                   const char *mangled);
+
 /* True when the filter has no patterns at all (or f is NULL), so callers can skip it. */
 bool hp_filter_is_empty(const hp_filter *f);
 

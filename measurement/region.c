@@ -249,6 +249,20 @@ hp_region *hp_region_define(const char *name, const char *file, int line,
     return r;
 }
 
+/* Defines the region of an instrumented function at addr, or HP_REGION_FILTERED; a
+ * placeholder made by sampling becomes the region (caller holds the lock). */
+static hp_region *define_function(uintptr_t addr, const char *name, const char *mangled,
+                                  const char *file, int line)
+{
+    if (region_filter != NULL && hp_filter_excludes(region_filter, file, name, mangled))
+        return HP_REGION_FILTERED;
+    hp_region *placeholder = sampled_find(addr); /* sampled before its first enter */
+    if (placeholder != NULL && placeholder->id == UINT32_MAX)
+        return adopt_placeholder(placeholder, name, mangled, file, line) == 0 ? placeholder
+                                                                              : NULL;
+    return region_new(name, mangled, file, line, HP_PARADIGM_COMPILER, HP_ROLE_FUNCTION);
+}
+
 /* Symbolizes addr and applies the filter (caller holds the lock). */
 static hp_region *resolve_address(uintptr_t addr)
 {
@@ -261,15 +275,7 @@ static hp_region *resolve_address(uintptr_t addr)
         unknown_count++;
         return region_new(name, name, "", -1, HP_PARADIGM_COMPILER, HP_ROLE_FUNCTION);
     }
-    if (region_filter != NULL && hp_filter_excludes(region_filter, sym.file, sym.name,
-                                                    sym.mangled))
-        return HP_REGION_FILTERED;
-    hp_region *placeholder = sampled_find(addr); /* sampled before its first enter */
-    if (placeholder != NULL && placeholder->id == UINT32_MAX)
-        return adopt_placeholder(placeholder, sym.name, sym.mangled, sym.file, sym.line) == 0
-                   ? placeholder : NULL;
-    return region_new(sym.name, sym.mangled, sym.file, sym.line, HP_PARADIGM_COMPILER,
-                      HP_ROLE_FUNCTION);
+    return define_function(addr, sym.name, sym.mangled, sym.file, sym.line);
 }
 
 /* A sampled address without a symbol (PLT stubs, the vDSO's internals): named by its
@@ -318,7 +324,9 @@ void hp_region_resolve_sampled(void)
     pthread_mutex_unlock(&registry_lock);
 }
 
-hp_region *hp_region_for_address(uintptr_t addr)
+/* The registered region of addr, defining it with define (name, mangled, file, line
+ * from the compile-time description when desc is not NULL, else symbolized). */
+static hp_region *region_for(uintptr_t addr, const hp_region *desc)
 {
     hp_region *r = hp_region_find(addr);
     if (r != NULL || hp_memory_exhausted())
@@ -326,7 +334,9 @@ hp_region *hp_region_for_address(uintptr_t addr)
     pthread_mutex_lock(&registry_lock);
     r = hp_region_find(addr); /* another thread may have been first */
     if (r == NULL && table_reserve() == 0) {
-        r = resolve_address(addr);
+        r = desc != NULL ? define_function(addr, desc->name, desc->mangled, desc->file,
+                                           desc->line)
+                         : resolve_address(addr);
         if (r != NULL && r != HP_REGION_FILTERED)
             r->addr = addr;
         if (r != NULL)
@@ -334,6 +344,18 @@ hp_region *hp_region_for_address(uintptr_t addr)
     }
     pthread_mutex_unlock(&registry_lock);
     return r;
+}
+
+hp_region *hp_region_for_address(uintptr_t addr)
+{
+    return region_for(addr, NULL);
+}
+
+hp_region *hp_region_for_described(uintptr_t addr, const char *name, const char *mangled,
+                                   const char *file, int line)
+{
+    hp_region desc = { .name = name, .mangled = mangled, .file = file, .line = line };
+    return region_for(addr, &desc);
 }
 
 uint32_t hp_region_count(void)

@@ -55,6 +55,11 @@ hp_region *hp_region_find(uintptr_t addr);
  * address, NULL when the budget is used up. */
 hp_region *hp_region_for_address(uintptr_t addr);
 
+/* Same as hp_region_for_address for a function that the GCC plug-in described at compile
+ * time: no symbolization, the filter applies to the given names. */
+hp_region *hp_region_for_described(uintptr_t addr, const char *name, const char *mangled,
+                                   const char *file, int line);
+
 /* Defines a region that has no code address (the program root, later MPI and user
  * regions). Returns NULL when the budget is used up. */
 hp_region *hp_region_define(const char *name, const char *file, int line,

@@ -24,6 +24,7 @@
 #include "location.h"
 #include "memory.h"
 #include "region.h"
+#include "overhead.h"
 #include "sampling.h"
 #include "timer.h"
 #include "trace_buffer.h"
@@ -123,6 +124,7 @@ static int start_measurement(void)
     if (root == NULL)
         return STATE_DISABLED;
     hp_location_set_root_region(root);
+    hp_overhead_init(hp_cfg.overhead_budget);
     start_sampling();
     if (hp_cfg.enable_tracing) {
         if (hp_trace_setup(hp_cfg.total_memory) < 0)

@@ -1,0 +1,74 @@
+/*
+ * What hpmeasure's GCC plug-in (instrumenter/gcc-plugin/) compiles into a program, and
+ * the run-time hooks that code calls (adapters/compiler/plugin_hooks.c). Both sides
+ * include this header; the plug-in is C++, the hooks are C.
+ *
+ * For every instrumented function the plug-in emits one static, writable descriptor of
+ * HP_DESC_WORDS pointer-sized words and wraps the body as
+ *
+ *     entered = 0;
+ *     if (desc[HP_DESC_OFF] == 0)
+ *         entered = __hp_plugin_enter(desc);
+ *     try { body } finally { if (entered) __hp_plugin_exit(desc); }
+ *
+ * so a function that the run time switched off (filtered, demoted) costs one load and
+ * one branch, and an exit is called exactly when its enter pushed a frame: switching a
+ * region off while it is on some thread's stack keeps every thread balanced.
+ *
+ * Every translation unit also gets a constructor that reports the unit's counts of
+ * instrumented and skipped functions to __hp_plugin_unit (the profile's quality note).
+ * Changing a layout means changing HP_PLUGIN_ABI_VERSION: the hooks then refuse
+ * descriptors of the other version instead of misreading them.
+ */
+#ifndef HP_ADAPTERS_COMPILER_PLUGIN_ABI_H
+#define HP_ADAPTERS_COMPILER_PLUGIN_ABI_H
+
+#include <stdint.h>
+
+#define HP_PLUGIN_ABI_VERSION 1
+
+/* Words of a function descriptor. */
+enum hp_desc_word {
+    HP_DESC_OFF = 0,     /* run time: 0 = call the enter hook, else skip (see below) */
+    HP_DESC_REGION = 1,  /* run time: the hp_region, once the function was first entered */
+    HP_DESC_FN = 2,      /* the function's address */
+    HP_DESC_NAME = 3,    /* displayed name: demangled C++ name, else the symbol name */
+    HP_DESC_MANGLED = 4, /* symbol name */
+    HP_DESC_FILE = 5,    /* absolute source file of the definition */
+    HP_DESC_LINE = 6,    /* line of the definition */
+    HP_DESC_VERSION = 7, /* HP_PLUGIN_ABI_VERSION */
+    HP_DESC_WORDS = 8
+};
+
+/* Values of desc[HP_DESC_OFF] other than 0. */
+enum hp_desc_off {
+    HP_DESC_OFF_FILTERED = 1, /* excluded by the run-time filter */
+    HP_DESC_OFF_DEMOTED = 2,  /* switched off by the overhead budget */
+    HP_DESC_OFF_REFUSED = 3   /* unusable (budget used up, other ABI version) */
+};
+
+/* Words of a translation unit's report. */
+enum hp_unit_word {
+    HP_UNIT_VERSION = 0,      /* HP_PLUGIN_ABI_VERSION */
+    HP_UNIT_INSTRUMENTED = 1, /* functions given hooks */
+    HP_UNIT_INLINE = 2,       /* skipped: declared inline */
+    HP_UNIT_ARTIFICIAL = 3,   /* skipped: compiler-generated */
+    HP_UNIT_SYSTEM = 4,       /* skipped: defined in a system header */
+    HP_UNIT_FILTERED = 5,     /* skipped: excluded by the compile-time filter */
+    HP_UNIT_WORDS = 6
+};
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Returns 1 when a frame was pushed (the matching exit must be called), else 0. */
+int __hp_plugin_enter(uintptr_t *desc);
+void __hp_plugin_exit(uintptr_t *desc);
+void __hp_plugin_unit(const uintptr_t *unit);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,121 @@
+/*
+ * The compiler adapter for code built with hpmeasure's GCC plug-in (plugin_abi.h).
+ *
+ * Each instrumented function hands its static descriptor to the hooks: the region is
+ * defined from the descriptor's names on the first call (no symbol lookup, no address
+ * cache) and remembered in the descriptor, so later calls go straight to the event.
+ * A region the run time switches off (run-time filter, overhead budget) is marked in the
+ * descriptor's first word, which the instrumented code checks before calling in: such a
+ * function no longer calls the hooks at all. errno is preserved on the cold path, as in
+ * cyg_hooks.c, because the hooks run between arbitrary statements of the user's code.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "adapters/compiler/plugin_abi.h"
+#include "measurement/overhead.h"
+#include "measurement/event.h"
+#include "measurement/location.h"
+#include "measurement/region.h"
+#include "util/compiler.h"
+
+HP_API int __hp_plugin_enter(uintptr_t *desc);
+HP_API void __hp_plugin_exit(uintptr_t *desc);
+HP_API void __hp_plugin_unit(const uintptr_t *unit);
+
+static inline uintptr_t desc_load(const uintptr_t *desc, int word)
+{
+    return __atomic_load_n(&desc[word], __ATOMIC_ACQUIRE);
+}
+
+static inline void desc_store(uintptr_t *desc, int word, uintptr_t value)
+{
+    __atomic_store_n(&desc[word], value, __ATOMIC_RELEASE);
+}
+
+/* First call of a function: its region from the descriptor, or NULL after switching
+ * the descriptor off (filtered, no budget left, unknown layout). */
+static HP_COLD hp_region *describe(hp_location *loc, uintptr_t *desc)
+{
+    if (desc[HP_DESC_VERSION] != HP_PLUGIN_ABI_VERSION) {
+        static _Atomic int said;
+        if (atomic_exchange(&said, 1) == 0)
+            fprintf(stderr, "[hpmeasure] code built by another version of the GCC plug-in "
+                            "is not measured; rebuild it with this hp-instrument\n");
+        desc_store(desc, HP_DESC_OFF, HP_DESC_OFF_REFUSED);
+        return NULL;
+    }
+    int saved = errno;
+    atomic_fetch_or(&loc->busy, HP_BUSY_INSIDE);
+    hp_region *r = hp_region_for_described(desc[HP_DESC_FN], (const char *)desc[HP_DESC_NAME],
+                                           (const char *)desc[HP_DESC_MANGLED],
+                                           (const char *)desc[HP_DESC_FILE],
+                                           (int)desc[HP_DESC_LINE]);
+    atomic_fetch_and(&loc->busy, ~(unsigned)HP_BUSY_INSIDE);
+    errno = saved;
+    if (r == HP_REGION_FILTERED || r == NULL) {
+        desc_store(desc, HP_DESC_OFF, r == NULL ? HP_DESC_OFF_REFUSED : HP_DESC_OFF_FILTERED);
+        return NULL;
+    }
+    desc_store(desc, HP_DESC_REGION, (uintptr_t)r);
+    return r;
+}
+
+/* Switches the function off for every thread; frames already pushed still get their
+ * exits, since the instrumented code remembers whether its enter pushed one. */
+static HP_COLD void demote(uintptr_t *desc, hp_region *r)
+{
+    uintptr_t on = 0;
+    if (__atomic_compare_exchange_n(&desc[HP_DESC_OFF], &on, HP_DESC_OFF_DEMOTED, false,
+                                    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        hp_overhead_record_demotion(r);
+}
+
+int __hp_plugin_enter(uintptr_t *desc)
+{
+    hp_location *loc = hp_location_get();
+    if (unlikely(loc == NULL || hp_location_ignores_events(loc)))
+        return 0;
+    hp_region *r = (hp_region *)desc_load(desc, HP_DESC_REGION);
+    if (unlikely(r == NULL) && (r = describe(loc, desc)) == NULL)
+        return 0;
+    hp_location_enter_core(loc);
+    hp_event_enter(loc, r, desc[HP_DESC_FN]);
+    hp_location_leave_core(loc);
+    return 1;
+}
+
+void __hp_plugin_exit(uintptr_t *desc)
+{
+    hp_location *loc = hp__tls_location;
+    if (unlikely(loc == NULL || hp_location_ignores_events(loc)))
+        return;
+    uintptr_t addr = desc[HP_DESC_FN];
+    hp_location_enter_core(loc);
+    uint64_t now = hp_timer_now();
+    if (likely(hp_event_exit_matches(loc, addr))) {
+        hp_cct_node *node = loc->sp[-1].node;
+        hp_event_pop(loc, now);
+        if (unlikely(hp__overhead_budget_on) && node != NULL && hp_overhead_check_due(node) &&
+            hp__overhead_over_budget(node))
+            demote(desc, node->region);
+    } else {
+        hp__event_exit_mismatch(loc, addr, now);
+    }
+    hp_location_leave_core(loc);
+}
+
+void __hp_plugin_unit(const uintptr_t *unit)
+{
+    if (unit[HP_UNIT_VERSION] != HP_PLUGIN_ABI_VERSION)
+        return;
+    uint64_t counts[HP_INSTR_COUNTS] = {
+        [HP_INSTR_INSTRUMENTED] = unit[HP_UNIT_INSTRUMENTED],
+        [HP_INSTR_INLINE] = unit[HP_UNIT_INLINE],
+        [HP_INSTR_ARTIFICIAL] = unit[HP_UNIT_ARTIFICIAL],
+        [HP_INSTR_SYSTEM] = unit[HP_UNIT_SYSTEM],
+        [HP_INSTR_FILTERED] = unit[HP_UNIT_FILTERED],
+    };
+    hp_overhead_add_unit(counts);
+}

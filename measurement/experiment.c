@@ -16,6 +16,7 @@
 #include "cube_writer.h"
 #include "location.h"
 #include "memory.h"
+#include "overhead.h"
 #include "profile_build.h"
 #include "region.h"
 #include "runtime.h"
@@ -28,7 +29,7 @@
 #define HP_VERSION "0.0.0"
 #endif
 
-enum { MAX_NOTES = 8, PATH_SIZE = 8192 };
+enum { MAX_NOTES = 12, PATH_SIZE = 8192 };
 
 const char *hp_experiment_program_name(void)
 {
@@ -113,6 +114,12 @@ static size_t collect_notes(char notes[][256])
     if (hp_location_refused_count() > 0)
         snprintf(notes[n++], 256, "%llu threads were not measured: HP_TOTAL_MEMORY could "
                  "not hold their call trees", (unsigned long long)hp_location_refused_count());
+    size_t demoted = 0;
+    hp_overhead_demoted(&demoted);
+    if (demoted > 0)
+        snprintf(notes[n++], 256, "HP_OVERHEAD_BUDGET=%llu%% switched off %zu hot, short "
+                 "regions during the run (listed in summary.txt; demoted.filter leaves them "
+                 "out at the next build)", (unsigned long long)hp_cfg.overhead_budget, demoted);
     if (hp_region_unknown_count() > 0)
         snprintf(notes[n++], 256, "%llu functions had no symbol and are named "
                  "UNKNOWN@...", (unsigned long long)hp_region_unknown_count());
@@ -241,6 +248,65 @@ static void add_sampling(hp_profile_data *d)
         out->histogram[i] = s.histogram[i];
 }
 
+/* What the compiler instrumented, the probe cost, and the visits it was paid for. */
+static void add_instrumentation(hp_profile_data *d, double ticks_per_second)
+{
+    uint64_t units[HP_INSTR_COUNTS];
+    hp_overhead_unit_totals(units);
+    hp_profile *p = &d->profile;
+    hp_profile_instrumentation *out = &p->instrumentation;
+    *out = (hp_profile_instrumentation){
+        .units = units[HP_INSTR_UNITS],
+        .instrumented = units[HP_INSTR_INSTRUMENTED],
+        .skipped_inline = units[HP_INSTR_INLINE],
+        .skipped_artificial = units[HP_INSTR_ARTIFICIAL],
+        .skipped_system = units[HP_INSTR_SYSTEM],
+        .filtered = units[HP_INSTR_FILTERED],
+        .budget_percent = hp_cfg.overhead_budget,
+        .probe_ps = (uint64_t)((double)hp_overhead_probe_ticks() * 1e12 / ticks_per_second),
+    };
+    double measured = 0;
+    for (size_t c = 0; c < p->ncnodes; c++) {
+        bool compiler = strcmp(p->regions[p->cnodes[c].region].paradigm, "compiler") == 0;
+        bool root = p->cnodes[c].parent == HP_PROFILE_NO_PARENT;
+        for (size_t l = 0; l < p->nlocations; l++) {
+            if (compiler)
+                out->probe_visits += d->visits[c * p->nlocations + l];
+            if (root)
+                measured += d->time[c * p->nlocations + l];
+        }
+    }
+    out->measured_ns = (uint64_t)(measured * 1e9);
+}
+
+/* Writes dir/demoted.filter: a compile-time filter (hp-instrument --instrument-filter)
+ * that leaves out every region the budget switched off. Nothing when none was. */
+static void write_demoted_filter(const char *dir, const hp_profile *p)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < p->nregions; i++)
+        n += p->regions[i].demoted;
+    if (n == 0)
+        return;
+    char path[PATH_SIZE];
+    FILE *f = open_in_directory(dir, "demoted.filter", path, sizeof(path));
+    if (f == NULL)
+        return;
+    fprintf(f, "# Regions that HP_OVERHEAD_BUDGET=%llu%% switched off during the run: their\n"
+               "# probes cost more than the budget allows. Build with\n"
+               "#   hp-instrument --instrument-filter=%s ...\n"
+               "# to leave them out at compile time (they can then be inlined).\n"
+               "SCOREP_REGION_NAMES_BEGIN\n",
+            (unsigned long long)p->instrumentation.budget_percent, path);
+    /* Symbol names hold no blanks, '#' or wildcards: no escaping needed. */
+    for (size_t i = 0; i < p->nregions; i++)
+        if (p->regions[i].demoted)
+            fprintf(f, "  EXCLUDE MANGLED %s\n", p->regions[i].mangled_name);
+    fprintf(f, "SCOREP_REGION_NAMES_END\n");
+    if (fclose(f) != 0)
+        fprintf(stderr, "hpmeasure: cannot write %s: %s\n", path, strerror(errno));
+}
+
 int hp_experiment_build(hp_profile_data *d)
 {
     static char host[256] = "localhost";
@@ -259,6 +325,7 @@ int hp_experiment_build(hp_profile_data *d)
         return -1;
     }
     add_sampling(d);
+    add_instrumentation(d, hp_timer_ticks_per_second());
     return 0;
 }
 
@@ -274,6 +341,7 @@ void hp_experiment_write_profile(const hp_profile *p, const char *suffix)
     snprintf(name, sizeof(name), "summary%s.txt", suffix);
     write_summary(directory, name, p, notes, nnotes);
     write_config(directory);
+    write_demoted_filter(directory, p);
     for (size_t i = 0; i < nnotes; i++)
         fprintf(stderr, "hpmeasure: %s\n", notes[i]);
     if (hp_cfg.verbose > 0)

@@ -65,6 +65,7 @@ bool hp__overhead_over_budget(const hp_cct_node *node)
 
 void hp_overhead_record_demotion(hp_region *r)
 {
+    r->demoted = true;
     size_t i = atomic_fetch_add(&demoted_count, 1);
     if (i < MAX_DEMOTED)
         demoted[i] = r;

@@ -21,6 +21,7 @@
 #ifndef HP_MEASUREMENT_PROFILE_H
 #define HP_MEASUREMENT_PROFILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -34,6 +35,8 @@ typedef struct hp_profile_region {
     int end_line;             /* -1 when unknown */
     const char *paradigm;     /* Cube paradigm: "compiler", "user", "mpi", "measurement" */
     const char *role;         /* Cube role: "function", "artificial", ... */
+    bool demoted;             /* switched off during the run by the overhead budget (in
+                                 some process) */
 } hp_profile_region;
 
 typedef struct hp_profile_cnode {
@@ -107,6 +110,23 @@ typedef struct hp_profile_sampling {
     uint64_t histogram[HP_PROFILE_SAMPLING_BUCKETS];
 } hp_profile_sampling;
 
+/* What the compiler instrumented and what its probes cost (overhead.h). Counts of
+ * functions come from code built with the GCC plug-in (the largest of the processes, which
+ * usually run the same program); the rest sums over processes. All zero when nothing is
+ * compiler-instrumented. */
+typedef struct hp_profile_instrumentation {
+    uint64_t units;              /* translation units built with the plug-in */
+    uint64_t instrumented;       /* functions given hooks */
+    uint64_t skipped_inline;     /* left out: declared inline */
+    uint64_t skipped_artificial; /* left out: compiler-generated */
+    uint64_t skipped_system;     /* left out: defined in system headers */
+    uint64_t filtered;           /* left out by the compile-time filter */
+    uint64_t budget_percent;     /* HP_OVERHEAD_BUDGET (0 = off) */
+    uint64_t probe_ps;           /* calibrated enter/exit cost in picoseconds (largest) */
+    uint64_t probe_visits;       /* visits of compiler-instrumented regions (sum) */
+    uint64_t measured_ns;        /* time of every location's root (sum) */
+} hp_profile_instrumentation;
+
 typedef struct hp_profile {
     const char *creator;      /* e.g. "hpmeasure 0.1.0" */
     const char *machine_name; /* system tree root, e.g. "Linux" */
@@ -130,6 +150,7 @@ typedef struct hp_profile {
     size_t nunmeasured;
 
     hp_profile_sampling sampling;
+    hp_profile_instrumentation instrumentation;
 } hp_profile;
 
 #endif

@@ -104,7 +104,7 @@ static int fill_regions(hp_profile_data *d)
         const hp_region *r = hp_region_at(i);
         d->regions[i] = (hp_profile_region){ r->name, r->mangled, r->file, r->line, -1,
                                              hp_paradigm_name(r->paradigm),
-                                             r->role };
+                                             r->role, r->demoted };
     }
     d->profile.regions = d->regions;
     d->profile.nregions = n;

@@ -104,7 +104,7 @@ static storage *storage_new(hp_profile *p, size_t nregions, size_t ncnodes, size
     *p = (hp_profile){ NULL, NULL, st->regions, nregions, st->cnodes, ncnodes,
                        st->nodes, nnodes, st->processes, nprocesses,
                        st->locations, nlocations, st->metrics, nmetrics,
-                       st->unmeasured, nunmeasured, { 0 } };
+                       st->unmeasured, nunmeasured, { 0 }, { 0 } };
     return st;
 }
 
@@ -119,6 +119,22 @@ static void merge_sampling(hp_profile_sampling *out, const hp_profile_sampling *
     for (size_t i = 0; i < SAMPLING_FIELDS; i++)
         sum[i] = x[i] + y[i];
     out->frequency = a->frequency > b->frequency ? a->frequency : b->frequency;
+}
+
+enum { INSTRUMENTATION_FIELDS = sizeof(hp_profile_instrumentation) / sizeof(uint64_t) };
+
+/* Two processes' instrumentation notes: counts of functions and the probe cost are the
+ * larger (processes usually run one program), visits and time add up. */
+static void merge_instrumentation(hp_profile_instrumentation *out,
+                                  const hp_profile_instrumentation *a,
+                                  const hp_profile_instrumentation *b)
+{
+    const uint64_t *x = (const uint64_t *)a, *y = (const uint64_t *)b;
+    uint64_t *m = (uint64_t *)out;
+    for (size_t i = 0; i < INSTRUMENTATION_FIELDS; i++)
+        m[i] = x[i] > y[i] ? x[i] : y[i];
+    out->probe_visits = a->probe_visits + b->probe_visits;
+    out->measured_ns = a->measured_ns + b->measured_ns;
 }
 
 /* ---- serialization ------------------------------------------------------------------ */
@@ -182,6 +198,7 @@ int hp_profile_serialize(const hp_profile *p, void **buffer, size_t *length)
         put_u32(&w, (uint32_t)r->end_line);
         put_str(&w, r->paradigm);
         put_str(&w, r->role);
+        put_u32(&w, r->demoted);
     }
     for (size_t i = 0; i < p->ncnodes; i++) {
         put_u32(&w, p->cnodes[i].parent);
@@ -216,6 +233,9 @@ int hp_profile_serialize(const hp_profile *p, void **buffer, size_t *length)
     const uint64_t *sampling = (const uint64_t *)&p->sampling;
     for (size_t i = 0; i < SAMPLING_FIELDS; i++)
         put_u64(&w, sampling[i]);
+    const uint64_t *instrumentation = (const uint64_t *)&p->instrumentation;
+    for (size_t i = 0; i < INSTRUMENTATION_FIELDS; i++)
+        put_u64(&w, instrumentation[i]);
     if (w.failed) {
         free(w.data);
         return -1;
@@ -326,6 +346,7 @@ int hp_profile_deserialize(const void *buffer, size_t length, hp_owned_profile *
         g->end_line = (int)get_u32(&r);
         g->paradigm = get_str(&r, st);
         g->role = get_str(&r, st);
+        g->demoted = get_u32(&r) != 0;
     }
     for (size_t i = 0; i < p->ncnodes; i++) {
         st->cnodes[i].parent = get_u32(&r);
@@ -364,6 +385,9 @@ int hp_profile_deserialize(const void *buffer, size_t length, hp_owned_profile *
     uint64_t *sampling = (uint64_t *)&p->sampling;
     for (size_t i = 0; i < SAMPLING_FIELDS; i++)
         sampling[i] = get_u64(&r);
+    uint64_t *instrumentation = (uint64_t *)&p->instrumentation;
+    for (size_t i = 0; i < INSTRUMENTATION_FIELDS; i++)
+        instrumentation[i] = get_u64(&r);
     if (r.failed || r.pos != length || check_indices(p) < 0) {
         hp_owned_profile_release(out);
         return -1;
@@ -412,9 +436,12 @@ static uint32_t region_id(region_map *map, hp_profile_region *merged, size_t *co
                           const hp_profile_region *r)
 {
     uint32_t i = (uint32_t)region_hash(r) & map->mask;
-    for (; map->keys[i] != NULL; i = (i + 1) & map->mask)
-        if (region_equal(map->keys[i], r))
+    for (; map->keys[i] != NULL; i = (i + 1) & map->mask) {
+        if (region_equal(map->keys[i], r)) {
+            merged[map->ids[i]].demoted |= r->demoted; /* demoted in either process */
             return map->ids[i];
+        }
+    }
     uint32_t id = (uint32_t)(*count)++;
     merged[id] = *r; /* strings stay those of a or b; copied below */
     map->keys[i] = &merged[id];
@@ -609,6 +636,7 @@ int hp_profile_merge(const hp_profile *a, const hp_profile *b, hp_owned_profile 
     p->creator = a->creator;
     p->machine_name = a->machine_name;
     merge_sampling(&p->sampling, &a->sampling, &b->sampling);
+    merge_instrumentation(&p->instrumentation, &a->instrumentation, &b->instrumentation);
     copy_values(p, a, &w.u, w.uid_a, 0);
     copy_values(p, b, &w.u, w.uid_b, a->nlocations);
     if (own_all_strings(st, p) < 0)

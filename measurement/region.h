@@ -13,6 +13,7 @@
 #ifndef HP_MEASUREMENT_REGION_H
 #define HP_MEASUREMENT_REGION_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -36,6 +37,7 @@ typedef struct hp_region {
     int line;         /* -1 when unknown */
     hp_paradigm paradigm;
     const char *role; /* HP_ROLE_* or another Score-P role, a static string */
+    bool demoted;     /* switched off by the overhead budget (overhead.h) */
 } hp_region;
 
 /* Stands for "this address is filtered out" in the registry and the location caches. */

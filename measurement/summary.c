@@ -877,6 +877,7 @@ int hp_summary_write(FILE *out, const hp_profile *p, const hp_summary_notes *not
     snprintf(title, sizeof(title), "hpmeasure summary: %s", notes->program);
     hp_report_write_header(out, p, title, notes);
     hp_summary_write_sampling(out, &p->sampling);
+    hp_summary_write_instrumentation(out, p);
     for (size_t i = 0; i < tables.n; i++)
         hp_table_write_text(out, tables.tables[i]);
     hp_table_list_release(&tables);

@@ -66,6 +66,10 @@ int hp_summary_write(FILE *out, const hp_profile *p, const hp_summary_notes *not
  * histogram of effective sample intervals. */
 void hp_summary_write_sampling(FILE *out, const hp_profile_sampling *s);
 
+/* The instrumentation section (nothing when nothing was compiler-instrumented): what was
+ * instrumented, the probe cost and estimated dilation, regions the budget switched off. */
+void hp_summary_write_instrumentation(FILE *out, const hp_profile *p);
+
 /* Per cnode of p: true when no caller on its path is the same region (its inclusive
  * value then is not counted twice in per-region sums of recursive code). Malloc'd, NULL
  * when out of memory. */

@@ -328,7 +328,7 @@ static int build_regions(reader *r)
         st->regions[i] = (hp_profile_region){
             name,         or_default(d->mangled_name, name), d->mod,
             (int)d->begin, (int)d->end, or_default(d->paradigm, "unknown"),
-            or_default(d->role, "unknown"),
+            or_default(d->role, "unknown"), false,
         };
     }
     if (r->root_offset) {
@@ -337,7 +337,7 @@ static int build_regions(reader *r)
         if (st->root_name == NULL)
             return fail_oom(r);
         st->regions[a->nregions] = (hp_profile_region){
-            st->root_name, st->root_name, "", -1, -1, "measurement", "artificial"
+            st->root_name, st->root_name, "", -1, -1, "measurement", "artificial", false
         };
     }
     return 0;

@@ -1,0 +1,68 @@
+/*
+ * The instrumentation section of summary.txt (and of hp-report's text): what the compiler
+ * instrumented and what it left out, the calibrated probe cost, the dilation it implies,
+ * and the regions the overhead budget switched off (overhead.h).
+ */
+#include "summary.h"
+
+#include <inttypes.h>
+
+/* Visits of region r over every call path and location. */
+static uint64_t region_visits(const hp_profile *p, const hp_profile_metric *visits, size_t r)
+{
+    const uint64_t *v = visits->values;
+    uint64_t sum = 0;
+    for (size_t c = 0; c < p->ncnodes; c++)
+        if (p->cnodes[c].region == r)
+            for (size_t l = 0; l < p->nlocations; l++)
+                sum += v[c * p->nlocations + l];
+    return sum;
+}
+
+static void write_demoted(FILE *out, const hp_profile *p)
+{
+    const hp_profile_metric *visits = hp_profile_find_metric(p, "visits");
+    size_t n = 0;
+    for (size_t r = 0; r < p->nregions; r++)
+        n += p->regions[r].demoted;
+    fprintf(out, "  overhead budget: %" PRIu64 "%% of a region's time; %zu region%s switched off "
+            "during the run%s\n", p->instrumentation.budget_percent, n, n == 1 ? "" : "s",
+            n > 0 ? " (visits until then; demoted.filter leaves them out at the next build):"
+                  : "");
+    for (size_t r = 0; r < p->nregions; r++)
+        if (p->regions[r].demoted)
+            fprintf(out, "    %12" PRIu64 "  %s\n",
+                    visits != NULL ? region_visits(p, visits, r) : 0, p->regions[r].name);
+}
+
+void hp_summary_write_instrumentation(FILE *out, const hp_profile *p)
+{
+    const hp_profile_instrumentation *in = &p->instrumentation;
+    if (in->units == 0 && in->probe_visits == 0)
+        return;
+    fprintf(out, "Instrumentation\n");
+    if (in->units > 0)
+        fprintf(out, "  GCC plug-in: %" PRIu64 " functions instrumented in %" PRIu64
+                " translation unit%s; left out: %" PRIu64 " declared inline, %" PRIu64
+                " compiler-generated, %" PRIu64 " in system headers, %" PRIu64
+                " by the compile-time filter\n",
+                in->instrumented, in->units, in->units == 1 ? "" : "s", in->skipped_inline, in->skipped_artificial,
+                in->skipped_system, in->filtered);
+    else
+        fprintf(out, "  compiler hooks without the GCC plug-in (-finstrument-functions): every "
+                     "function of the instrumented sources\n");
+    double probe_ns = (double)in->probe_ps / 1000.0;
+    double dilation = in->measured_ns > 0 ? 100.0 * probe_ns * (double)in->probe_visits /
+                                                (double)in->measured_ns
+                                          : 0.0;
+    fprintf(out, "  probe cost: %.1f ns per call (calibrated at start); %" PRIu64
+            " visits of instrumented functions\n", probe_ns, in->probe_visits);
+    fprintf(out, "  estimated dilation: %.1f%% (probe cost x visits / measured time)\n",
+            dilation);
+    if (in->budget_percent > 0)
+        write_demoted(out, p);
+    else if (dilation > 10.0)
+        fprintf(out, "  to lower it: HP_OVERHEAD_BUDGET=5 switches hot, short functions off "
+                     "during the run; see doc/hp-instrument.md\n");
+    fputc('\n', out);
+}

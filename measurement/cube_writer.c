@@ -286,6 +286,31 @@ static const char *or_default(const char *s, const char *dflt)
     return s && s[0] ? s : dflt;
 }
 
+/* hpmeasure's instrumentation note (profile.h) as two attributes that hp-report reads
+ * back: the counts as decimal numbers in the struct's order, and the mangled names of
+ * regions the overhead budget switched off. Cube tools show them as plain attributes. */
+static void anchor_instrumentation(strbuf *sb, const hp_profile *p)
+{
+    const hp_profile_instrumentation *in = &p->instrumentation;
+    if (in->units == 0 && in->probe_visits == 0)
+        return;
+    const uint64_t *words = (const uint64_t *)in;
+    sb_puts(sb, "<attr key=\"" HP_CUBE_ATTR_INSTRUMENTATION "\" value=\"");
+    for (size_t i = 0; i < sizeof(*in) / sizeof(uint64_t); i++)
+        sb_printf(sb, "%s%llu", i > 0 ? " " : "", (unsigned long long)words[i]);
+    sb_puts(sb, "\"/>\n");
+    bool any = false;
+    for (size_t i = 0; i < p->nregions; i++) {
+        if (!p->regions[i].demoted)
+            continue;
+        sb_puts(sb, any ? " " : "<attr key=\"" HP_CUBE_ATTR_DEMOTED "\" value=\"");
+        sb_put_xml(sb, p->regions[i].mangled_name);
+        any = true;
+    }
+    if (any)
+        sb_puts(sb, "\"/>\n");
+}
+
 static void anchor_head(strbuf *sb, const hp_profile *p)
 {
     /* The root tag is matched literally by CubeLib's scanner: one attribute, double
@@ -296,8 +321,9 @@ static void anchor_head(strbuf *sb, const hp_profile *p)
                 "<attr key=\"Cube anchor.xml syntax version\" value=\"4.4\"/>\n"
                 "<attr key=\"Creator\" value=\"");
     sb_put_xml(sb, or_default(p->creator, "hpmeasure"));
-    sb_puts(sb, "\"/>\n<attr key=\"CUBE_CT_AGGR\" value=\"SUM\"/>\n"
-                "<doc>\n<mirrors>\n</mirrors>\n</doc>\n");
+    sb_puts(sb, "\"/>\n<attr key=\"CUBE_CT_AGGR\" value=\"SUM\"/>\n");
+    anchor_instrumentation(sb, p);
+    sb_puts(sb, "<doc>\n<mirrors>\n</mirrors>\n</doc>\n");
 }
 
 static const char *dtype_name(hp_metric_dtype d)

@@ -127,6 +127,11 @@ typedef struct hp_profile_instrumentation {
     uint64_t measured_ns;        /* time of every location's root (sum) */
 } hp_profile_instrumentation;
 
+/* Cube anchor attributes that carry the instrumentation note: the fields above as decimal
+ * numbers in order, and the mangled names of demoted regions, separated by spaces. */
+#define HP_CUBE_ATTR_INSTRUMENTATION "hpmeasure::instrumentation"
+#define HP_CUBE_ATTR_DEMOTED "hpmeasure::demoted"
+
 typedef struct hp_profile {
     const char *creator;      /* e.g. "hpmeasure 0.1.0" */
     const char *machine_name; /* system tree root, e.g. "Linux" */

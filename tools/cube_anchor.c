@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "measurement/profile.h"
+
 /* Element kinds this parser acts on; everything else is EL_OTHER. */
 typedef enum el_kind {
     EL_OTHER,
@@ -268,6 +270,19 @@ static int is_text_tag(const char *name)
     return 0;
 }
 
+/* hpmeasure's own attributes (measurement/cube_writer.h) are kept; others are skipped. */
+static void keep_hp_attribute(parser_state *s, const XML_Char **atts)
+{
+    const char *key = attr(atts, "key"), *value = attr(atts, "value");
+    if (key == NULL || value == NULL)
+        return;
+    char **slot = strcmp(key, HP_CUBE_ATTR_INSTRUMENTATION) == 0 ? &s->a->hp_instrumentation
+                  : strcmp(key, HP_CUBE_ATTR_DEMOTED) == 0      ? &s->a->hp_demoted
+                                                                 : NULL;
+    if (slot != NULL && *slot == NULL)
+        *slot = dup_or_fail(s, value);
+}
+
 static el_kind classify(parser_state *s, const char *name, const XML_Char **atts,
                         uint32_t *index)
 {
@@ -285,7 +300,9 @@ static el_kind classify(parser_state *s, const char *name, const XML_Char **atts
         return *index = start_group(s), EL_GROUP;
     if (strcmp(name, "location") == 0 || strcmp(name, "thread") == 0)
         return *index = start_location(s, atts), EL_LOCATION;
-    if (strcmp(name, "attr") == 0 || strcmp(name, "doc") == 0 ||
+    if (strcmp(name, "attr") == 0)
+        return keep_hp_attribute(s, atts), EL_SKIP;
+    if (strcmp(name, "doc") == 0 ||
         strcmp(name, "parameter") == 0 || strcmp(name, "topologies") == 0)
         return EL_SKIP;
     if (is_text_tag(name))
@@ -489,6 +506,8 @@ void hp__cube_anchor_release(cube_anchor *a)
     free(a->groups);
     free(a->locations);
     free(a->version);
+    free(a->hp_instrumentation);
+    free(a->hp_demoted);
     memset(a, 0, sizeof(*a));
 }
 

@@ -80,6 +80,8 @@ typedef struct cube_anchor {
     size_t ngroups;
     cube_def_location *locations;
     size_t nlocations;
+    char *hp_instrumentation; /* value of hpmeasure's instrumentation attribute, or NULL */
+    char *hp_demoted;         /* value of hpmeasure's demoted-regions attribute, or NULL */
 } cube_anchor;
 
 /* Parses len bytes of anchor.xml into a (zeroed by the caller or not: it is set here).

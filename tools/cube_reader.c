@@ -872,6 +872,37 @@ static void fill_profile(const reader *r, hp_profile *p)
     };
 }
 
+/* hpmeasure's instrumentation note, when the file has one (measurement/profile.h). A
+ * malformed note is ignored: it is a comment on the data, not data. */
+static void read_instrumentation(const reader *r, hp_profile *p)
+{
+    const cube_anchor *a = r->a;
+    if (a->hp_instrumentation == NULL)
+        return;
+    uint64_t *words = (uint64_t *)&p->instrumentation;
+    size_t n = sizeof(p->instrumentation) / sizeof(uint64_t);
+    const char *s = a->hp_instrumentation;
+    for (size_t i = 0; i < n; i++) {
+        char *end;
+        unsigned long long v = strtoull(s, &end, 10);
+        if (end == s) {
+            memset(&p->instrumentation, 0, sizeof(p->instrumentation));
+            return;
+        }
+        words[i] = v;
+        s = end;
+    }
+    for (const char *d = a->hp_demoted; d != NULL && *d != '\0';) {
+        size_t len = strcspn(d, " ");
+        for (size_t i = 0; i < a->nregions; i++) {
+            const char *m = r->st->regions[i].mangled_name;
+            if (strlen(m) == len && strncmp(m, d, len) == 0)
+                r->st->regions[i].demoted = true;
+        }
+        d += len + (d[len] == ' ');
+    }
+}
+
 static int read_profile(reader *r, unsigned char *buf, size_t len, hp_cube_profile *out)
 {
     if (read_members(r, buf, len) != 0 || parse_anchor(r) != 0 || resolve_callees(r) != 0)
@@ -881,6 +912,7 @@ static int read_profile(reader *r, unsigned char *buf, size_t len, hp_cube_profi
         build_orders(r) != 0 || build_metrics(r) != 0)
         return -1;
     fill_profile(r, &out->profile);
+    read_instrumentation(r, &out->profile);
     out->file_cnode_ids = r->st->file_cnode_ids;
     out->metric_info = r->st->metric_info;
     return 0;

@@ -144,6 +144,7 @@ static void write_report(const text_args *a, const char *path, const hp_profile 
         char title[4200];
         snprintf(title, sizeof(title), "hp-report: %s", path);
         hp_report_write_header(stdout, p, title, NULL);
+        hp_summary_write_instrumentation(stdout, p);
         for (size_t i = 0; i < tables->n; i++)
             hp_table_write_text(stdout, tables->tables[i]);
     }

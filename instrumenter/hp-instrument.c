@@ -2,12 +2,17 @@
  * hp-instrument: the compiler wrapper. `hp-instrument [options] <compiler> <args...>`
  * checks that <compiler> is a C, C++ or Fortran compiler (or MPI wrapper) we know, looks
  * at the arguments to tell what kind of step this is (preprocess only, compile only,
- * link, shared-library link), adds the flags that step needs (`-g -finstrument-functions`
- * and `-I<includedir>` on compilations; the core library at the end of a program link),
- * and replaces itself with the real compiler through execvp(), so the compiler's exit
- * status and signals reach the caller unchanged. The user's arguments are never rewritten
- * or reordered: we only insert words before and after them. Nothing here parses a
- * response file (`@file`); its contents stay invisible to mode detection.
+ * link, shared-library link), adds the flags that step needs (`-g` and the
+ * instrumentation flags that instrument_flags.c chooses, and `-I<includedir>` on
+ * compilations; the core library at the end of a program link), and replaces itself with
+ * the real compiler through execvp(), so the compiler's exit status and signals reach
+ * the caller unchanged. The user's arguments are never rewritten or reordered: we only
+ * insert words before and after them. Nothing here parses a response file (`@file`); its
+ * contents stay invisible to mode detection.
+ *
+ * Called through a link named hp-<compiler> (hp-mpicc, hp-g++, ...), it behaves as
+ * `hp-instrument <compiler>`: its options then come from HP_WRAPPER_ARGS, and
+ * HP_WRAPPER=off makes it the plain compiler.
  */
 #if !defined(_GNU_SOURCE) && !defined(_XOPEN_SOURCE)
 #define _XOPEN_SOURCE 700 /* realpath(), readlink() */
@@ -22,6 +27,7 @@
 #include <unistd.h>
 
 #include "install_dirs.h"
+#include "internal.h"
 
 /* The build passes the real values; these let the file compile on its own. */
 #ifndef HP_VERSION
@@ -51,7 +57,10 @@ enum {
 enum option_flags {
     OPT_VERBOSE = (1U << 0),    /* echo the real command on stderr, then run it */
     OPT_DRY_RUN = (1U << 1),    /* print the real command on stdout, do not run it */
-    OPT_NOCOMPILER = (1U << 2)  /* no -finstrument-functions (sampling/MPI only) */
+    OPT_NOCOMPILER = (1U << 2), /* no compiler instrumentation (sampling/MPI only) */
+    OPT_NO_PLUGIN = (1U << 3),  /* never the GCC plug-in: -finstrument-functions */
+    OPT_INLINE = (1U << 4),     /* instrument inline functions too */
+    OPT_PLAIN = (1U << 5)       /* HP_WRAPPER=off: run the compiler unchanged */
 };
 
 /* What the compiler will do with these arguments, which decides what we add. */
@@ -66,8 +75,12 @@ enum build_mode {
 enum parse_result { PARSE_RUN, PARSE_DONE, PARSE_ERROR };
 
 struct invocation {
-    unsigned flags;       /* enum option_flags */
-    int compiler_index;   /* argv index of the compiler word */
+    unsigned flags;          /* enum option_flags */
+    const char *filter_file; /* --instrument-filter=FILE, or NULL */
+    const char *compiler;    /* the compiler word */
+    char **args;             /* the compiler's arguments (after the word) */
+    int nargs;
+    char *env_args;          /* malloc'd copy of HP_WRAPPER_ARGS that options point into */
 };
 
 static const char *const known_compilers[] = {
@@ -76,7 +89,10 @@ static const char *const known_compilers[] = {
 };
 #define N_KNOWN_COMPILERS (sizeof(known_compilers) / sizeof(known_compilers[0]))
 
-static const char accepted_options[] = "--help --version --verbose --dry-run --nocompiler";
+static const char accepted_options[] = "--help --version --verbose --dry-run --nocompiler"
+                                       " --no-plugin --instrument-filter=FILE"
+                                       " --instrument-inline";
+#define WRAPPER_ARGS_OPTIONS (accepted_options + strlen("--help --version "))
 
 /* ---- messages ---------------------------------------------------------------------- */
 
@@ -84,6 +100,7 @@ static void print_usage(FILE *out)
 {
     fprintf(out,
             "Usage: " PROG " [options] <compiler> <compiler arguments...>\n"
+            "       hp-<compiler> <compiler arguments...>   (hp-gcc, hp-mpicxx, ...)\n"
             "Compile and link a program for measurement with hpmeasure.\n"
             "\n"
             "Options (before the compiler):\n"
@@ -91,16 +108,32 @@ static void print_usage(FILE *out)
             "  --version     print the version and exit\n"
             "  --verbose     print the real compiler command on stderr, then run it\n"
             "  --dry-run     print the real compiler command on stdout, do not run it\n"
-            "  --nocompiler  no compiler instrumentation (-finstrument-functions);\n"
-            "                still link the measurement library\n"
+            "  --nocompiler  no compiler instrumentation; still link the measurement\n"
+            "                library (MPI measurement and sampling)\n"
+            "  --no-plugin   do not use the GCC plug-in: -finstrument-functions instead\n"
+            "  --instrument-filter=FILE\n"
+            "                leave out the functions that the filter file (Score-P syntax)\n"
+            "                excludes, at compile time (needs the GCC plug-in)\n"
+            "  --instrument-inline\n"
+            "                instrument functions declared inline too\n"
+            "\n"
+            "What is instrumented: with GCC, the hpmeasure GCC plug-in instruments the\n"
+            "functions that remain after inlining, except inline and system-header ones.\n"
+            "Without the plug-in (not installed, another GCC version, --no-plugin): all\n"
+            "functions outside system headers, inline ones included, which can make C++\n"
+            "programs much slower. clang: the functions that remain after inlining.\n"
             "\n"
             "Examples:\n"
             "  " PROG " gcc -O2 -o app app.c\n"
-            "  make CC=\"" PROG " mpicc\"\n"
-            "  CC=\"" PROG " gcc\" ./configure\n"
+            "  make CC=\"" PROG " mpicc\"         or   make CC=hp-mpicc\n"
+            "  CC=hp-gcc ./configure && make\n"
             "\n"
-            "Environment: HP_INSTRUMENT_LIBDIR, HP_INSTRUMENT_INCLUDEDIR override where\n"
-            "libhpmeasure and the hp/ headers are taken from.\n");
+            "Environment:\n"
+            "  HP_INSTRUMENT_LIBDIR, HP_INSTRUMENT_INCLUDEDIR  where libhpmeasure and the\n"
+            "                hp/ headers are taken from\n"
+            "  HP_INSTRUMENT_PLUGIN  the GCC plug-in's file; empty: do not use the plug-in\n"
+            "  HP_WRAPPER=off       hp-<compiler> runs the plain compiler\n"
+            "  HP_WRAPPER_ARGS      options for hp-<compiler>, e.g. \"--verbose --no-plugin\"\n");
 }
 
 static void print_accepted_compilers(FILE *out)
@@ -155,15 +188,66 @@ static bool is_known_compiler(const char *word)
 /* MPI programs link the MPI flavour of the core, which adds the MPI wrappers: the
  * compiler is an MPI wrapper (mpicc, mpifort, ...), or the program links MPICH or
  * Open MPI by hand. */
-static bool links_mpi(int argc, char **argv, int compiler_index)
+static bool links_mpi(const struct invocation *inv)
 {
-    const char *slash = strrchr(argv[compiler_index], '/');
-    const char *base = slash ? slash + 1 : argv[compiler_index];
+    const char *slash = strrchr(inv->compiler, '/');
+    const char *base = slash ? slash + 1 : inv->compiler;
     if (strncmp(base, "mpi", 3) == 0)
         return true;
-    for (int i = compiler_index + 1; i < argc; i++)
-        if (strcmp(argv[i], "-lmpi") == 0 || strcmp(argv[i], "-lmpich") == 0)
+    for (int i = 0; i < inv->nargs; i++)
+        if (strcmp(inv->args[i], "-lmpi") == 0 || strcmp(inv->args[i], "-lmpich") == 0)
             return true;
+    return false;
+}
+
+enum option_result { OPTION_SET, OPTION_EXIT, OPTION_ERROR };
+
+/* Applies one hp-option (from the command line, or from HP_WRAPPER_ARGS when
+ * from_env); --help and --version print and ask to exit. Errors are printed. */
+static enum option_result apply_option(const char *arg, bool from_env, struct invocation *inv)
+{
+    static const char filter_opt[] = "--instrument-filter=";
+
+    if (!from_env && strcmp(arg, "--help") == 0) {
+        print_usage(stdout);
+        return OPTION_EXIT;
+    } else if (!from_env && strcmp(arg, "--version") == 0) {
+        printf(PROG " (hpmeasure) %s\n", HP_VERSION);
+        return OPTION_EXIT;
+    } else if (strcmp(arg, "--verbose") == 0) {
+        inv->flags |= OPT_VERBOSE;
+    } else if (strcmp(arg, "--dry-run") == 0) {
+        inv->flags |= OPT_DRY_RUN;
+    } else if (strcmp(arg, "--nocompiler") == 0) {
+        inv->flags |= OPT_NOCOMPILER;
+    } else if (strcmp(arg, "--no-plugin") == 0) {
+        inv->flags |= OPT_NO_PLUGIN;
+    } else if (strcmp(arg, "--instrument-inline") == 0) {
+        inv->flags |= OPT_INLINE;
+    } else if (strncmp(arg, filter_opt, strlen(filter_opt)) == 0 &&
+               arg[strlen(filter_opt)] != '\0') {
+        inv->filter_file = arg + strlen(filter_opt);
+    } else if (from_env) {
+        fprintf(stderr, PROG ": unknown option '%s' in HP_WRAPPER_ARGS\n"
+                        PROG ": accepted in HP_WRAPPER_ARGS: %s\n", arg, WRAPPER_ARGS_OPTIONS);
+        return OPTION_ERROR;
+    } else {
+        fprintf(stderr, PROG ": unknown option '%s' (options go before the compiler)\n"
+                        PROG ": accepted options: %s\n", arg, accepted_options);
+        return OPTION_ERROR;
+    }
+    return OPTION_SET;
+}
+
+/* Options that instrument cannot be combined with --nocompiler; says so. */
+static bool options_consistent(const struct invocation *inv)
+{
+    if (!(inv->flags & OPT_NOCOMPILER) ||
+        (inv->filter_file == NULL && !(inv->flags & OPT_INLINE)))
+        return true;
+    fprintf(stderr, PROG ": --%s needs compiler instrumentation, which --nocompiler"
+                    " turns off\n",
+            inv->filter_file != NULL ? "instrument-filter" : "instrument-inline");
     return false;
 }
 
@@ -172,28 +256,18 @@ static enum parse_result parse_hp_options(int argc, char **argv, struct invocati
 {
     int i;
 
-    inv->flags = 0;
     for (i = 1; i < argc && argv[i][0] == '-'; i++) {
-        const char *arg = argv[i];
-        if (strcmp(arg, "--") == 0) {
+        if (strcmp(argv[i], "--") == 0) {
             i++;
             break;
-        } else if (strcmp(arg, "--help") == 0) {
-            print_usage(stdout);
+        }
+        switch (apply_option(argv[i], false, inv)) {
+        case OPTION_EXIT:
             return PARSE_DONE;
-        } else if (strcmp(arg, "--version") == 0) {
-            printf(PROG " (hpmeasure) %s\n", HP_VERSION);
-            return PARSE_DONE;
-        } else if (strcmp(arg, "--verbose") == 0) {
-            inv->flags |= OPT_VERBOSE;
-        } else if (strcmp(arg, "--dry-run") == 0) {
-            inv->flags |= OPT_DRY_RUN;
-        } else if (strcmp(arg, "--nocompiler") == 0) {
-            inv->flags |= OPT_NOCOMPILER;
-        } else {
-            fprintf(stderr, PROG ": unknown option '%s' (options go before the compiler)\n"
-                            PROG ": accepted options: %s\n", arg, accepted_options);
+        case OPTION_ERROR:
             return PARSE_ERROR;
+        case OPTION_SET:
+            break;
         }
     }
     if (i >= argc) {
@@ -207,8 +281,83 @@ static enum parse_result parse_hp_options(int argc, char **argv, struct invocati
         print_accepted_compilers(stderr);
         return PARSE_ERROR;
     }
-    inv->compiler_index = i;
-    return PARSE_RUN;
+    inv->compiler = argv[i];
+    inv->args = argv + i + 1;
+    inv->nargs = argc - i - 1;
+    return options_consistent(inv) ? PARSE_RUN : PARSE_ERROR;
+}
+
+/* HP_WRAPPER for hp-<compiler>: unset, empty or on: wrap; off: the plain compiler. */
+static enum parse_result read_wrapper_switch(struct invocation *inv)
+{
+    static const char *const on[] = {"on", "true", "yes", "1"};
+    static const char *const off[] = {"off", "false", "no", "0"};
+    const char *value = getenv("HP_WRAPPER");
+
+    if (value == NULL || value[0] == '\0')
+        return PARSE_RUN;
+    for (size_t i = 0; i < sizeof(on) / sizeof(on[0]); i++) {
+        if (strcmp(value, on[i]) == 0)
+            return PARSE_RUN;
+        if (strcmp(value, off[i]) == 0) {
+            inv->flags |= OPT_PLAIN;
+            return PARSE_RUN;
+        }
+    }
+    fprintf(stderr, PROG ": HP_WRAPPER=%s: unknown value; accepted: on, off"
+                    " (or true/false, yes/no, 1/0)\n", value);
+    return PARSE_ERROR;
+}
+
+/* The options of hp-<compiler>, from HP_WRAPPER_ARGS (words split on white space). */
+static enum parse_result read_wrapper_args(struct invocation *inv)
+{
+    const char *value = getenv("HP_WRAPPER_ARGS");
+    char *save = NULL;
+
+    if (value == NULL)
+        return PARSE_RUN;
+    inv->env_args = hp_concat(value, "");
+    if (inv->env_args == NULL) {
+        fprintf(stderr, PROG ": out of memory\n");
+        return PARSE_ERROR;
+    }
+    for (char *word = strtok_r(inv->env_args, " \t\n", &save); word != NULL;
+         word = strtok_r(NULL, " \t\n", &save))
+        if (apply_option(word, true, inv) != OPTION_SET)
+            return PARSE_ERROR;
+    return options_consistent(inv) ? PARSE_RUN : PARSE_ERROR;
+}
+
+/* The compiler that a hp-<compiler> name stands for (a pointer into argv0), or NULL
+ * when argv0 is not such a name (hp-instrument itself). */
+static const char *compiler_of_wrapper_name(const char *argv0)
+{
+    const char *slash = strrchr(argv0, '/');
+    const char *base = slash != NULL ? slash + 1 : argv0;
+
+    if (strncmp(base, "hp-", 3) != 0 || !is_known_compiler(base + 3))
+        return NULL;
+    return base + 3;
+}
+
+/* Fills inv from the command line: `hp-instrument [options] <compiler> ...`, or
+ * `hp-<compiler> ...` with the options and switch from the environment. */
+static enum parse_result read_invocation(int argc, char **argv, struct invocation *inv)
+{
+    const char *compiler = argc > 0 ? compiler_of_wrapper_name(argv[0]) : NULL;
+    enum parse_result ret;
+
+    memset(inv, 0, sizeof(*inv));
+    if (compiler == NULL)
+        return parse_hp_options(argc, argv, inv);
+    inv->compiler = compiler;
+    inv->args = argv + 1;
+    inv->nargs = argc - 1;
+    ret = read_wrapper_switch(inv);
+    if (ret == PARSE_RUN && !(inv->flags & OPT_PLAIN))
+        ret = read_wrapper_args(inv);
+    return ret;
 }
 
 /* ---- mode detection ---------------------------------------------------------------- */
@@ -249,13 +398,14 @@ struct arg_summary {
     bool deps_only;   /* -M or -MM (they imply -E) */
     bool compile;     /* -c, -S or -fsyntax-only: nothing is linked */
     bool no_program;  /* -shared or -r: the output is not a program */
+    const char *output; /* the -o file, or NULL */
 };
 
-static void summarize_args(int argc, char **argv, int first, struct arg_summary *s)
+static void summarize_args(int nargs, char **args, struct arg_summary *s)
 {
     memset(s, 0, sizeof(*s));
-    for (int i = first; i < argc; i++) {
-        const char *arg = argv[i];
+    for (int i = 0; i < nargs; i++) {
+        const char *arg = args[i];
         if (arg[0] != '-' || arg[1] == '\0') /* file name, "@file" or "-" for stdin */
             s->has_input = true;
         else if (strncmp(arg, "-l", 2) == 0)
@@ -271,16 +421,33 @@ static void summarize_args(int argc, char **argv, int first, struct arg_summary 
             s->compile = true;
         else if (strcmp(arg, "-shared") == 0 || strcmp(arg, "-r") == 0)
             s->no_program = true;
-        if (arg[0] == '-' && takes_separate_value(arg) && i + 1 < argc)
+        else if (strcmp(arg, "-o") == 0 && i + 1 < nargs)
+            s->output = args[i + 1];
+        else if (strncmp(arg, "-o", 2) == 0)
+            s->output = arg + 2;
+        if (arg[0] == '-' && takes_separate_value(arg) && i + 1 < nargs)
             i++;
     }
 }
 
-static enum build_mode detect_mode(int argc, char **argv, int first)
+/* autoconf's test programs are conftest (conftest.exe), CMake's are cmTC_<hex>. */
+static bool is_build_system_probe(const char *output)
+{
+    const char *slash = output != NULL ? strrchr(output, '/') : NULL;
+    const char *base = slash != NULL ? slash + 1 : output;
+
+    return base != NULL && (strcmp(base, "conftest") == 0 ||
+                            strcmp(base, "conftest.exe") == 0 ||
+                            strncmp(base, "cmTC_", 5) == 0);
+}
+
+/* The kind of step, and (*probe) whether it links a build system's test program. */
+static enum build_mode detect_mode(int nargs, char **args, bool *probe)
 {
     struct arg_summary s;
 
-    summarize_args(argc, argv, first, &s);
+    summarize_args(nargs, args, &s);
+    *probe = is_build_system_probe(s.output);
     /* "gcc -v", "mpicc -show", "cc -qversion": nothing to build, so nothing to add. */
     if (s.info_query || !s.has_input)
         return MODE_PASSTHROUGH;
@@ -297,6 +464,7 @@ static enum build_mode detect_mode(int argc, char **argv, int first)
 
 /* Words we own (built with malloc) and release after printing; exec never returns here. */
 struct added_words {
+    struct hp_instrument_flags hooks; /* plug-in or -finstrument-functions... */
     char *include_flag;     /* -I<includedir> */
     char *libdir_flag;      /* -L<libdir> */
     char *rpath_flag;       /* -Wl,-rpath,<libdir> */
@@ -304,40 +472,59 @@ struct added_words {
 
 static void added_words_release(struct added_words *w)
 {
+    hp__instrument_flags_release(&w->hooks);
     free(w->include_flag);
     free(w->libdir_flag);
     free(w->rpath_flag);
 }
 
-static int added_words_init(struct added_words *w, enum build_mode mode)
+/* Chooses the instrumentation flags (probing the compiler) unless --nocompiler. */
+static int choose_hooks(struct added_words *w, const struct invocation *inv,
+                        const char *libdir)
+{
+    struct hp_instrument_request req = {
+        .compiler = inv->compiler,
+        .libdir = libdir,
+        .filter_file = inv->filter_file,
+        .inline_functions = (inv->flags & OPT_INLINE) != 0,
+        .no_plugin = (inv->flags & OPT_NO_PLUGIN) != 0,
+    };
+    if (inv->flags & OPT_NOCOMPILER)
+        return HP_FLAGS_OK;
+    return hp__instrument_flags_init(&w->hooks, &req);
+}
+
+/* Returns an enum hp_flags_result; bad input has been reported. */
+static int added_words_init(struct added_words *w, const struct invocation *inv,
+                            enum build_mode mode)
 {
     char *incdir = NULL, *libdir = NULL;
-    int ret = -1;
+    int ret = HP_FLAGS_NO_MEMORY;
 
     memset(w, 0, sizeof(*w));
     if (mode == MODE_PASSTHROUGH || mode == MODE_PREPROCESS)
-        return 0;
+        return HP_FLAGS_OK;
     incdir = hp_install_dir("HP_INSTRUMENT_INCLUDEDIR", "../include", "/hp", HP_INCLUDEDIR);
     if (incdir == NULL || (w->include_flag = hp_concat("-I", incdir)) == NULL)
         goto out;
-    if (mode == MODE_LINK) {
-        libdir = hp_install_dir("HP_INSTRUMENT_LIBDIR", "../lib", "/" CORE_LIBRARY_FILE,
+    libdir = hp_install_dir("HP_INSTRUMENT_LIBDIR", "../lib", "/" CORE_LIBRARY_FILE,
                             HP_LIBDIR);
-        if (libdir == NULL || (w->libdir_flag = hp_concat("-L", libdir)) == NULL ||
-            (w->rpath_flag = hp_concat("-Wl,-rpath,", libdir)) == NULL)
-            goto out;
-    }
-    ret = 0;
+    if (libdir == NULL)
+        goto out;
+    if (mode == MODE_LINK && ((w->libdir_flag = hp_concat("-L", libdir)) == NULL ||
+                              (w->rpath_flag = hp_concat("-Wl,-rpath,", libdir)) == NULL))
+        goto out;
+    ret = choose_hooks(w, inv, libdir);
 out:
     free(incdir);
     free(libdir);
-    if (ret != 0)
+    if (ret != HP_FLAGS_OK)
         added_words_release(w);
     return ret;
 }
 
 /*
- * Lays out: compiler [-g [-finstrument-functions]] <user args> [-I<inc>] [link flags].
+ * Lays out: compiler [-g <hooks>] <user args> [-I<inc>] [link flags].
  * The debug and hook flags go first so that a user's later -g0 or
  * -fno-instrument-functions still wins; our -I goes after the user's so that their
  * include directories keep priority; the core goes last so that it comes after every
@@ -346,37 +533,38 @@ out:
  * Returns a NULL-terminated malloc'd array (its strings are borrowed), or NULL when out
  * of memory.
  */
-static char **build_command(int argc, char **argv, const struct invocation *inv,
-                            enum build_mode mode, const struct added_words *w)
+static char **build_command(const struct invocation *inv, enum build_mode mode,
+                            bool probe, const struct added_words *w)
 {
-    enum { MAX_ADDED = 10 };
-    size_t n_user = (size_t)(argc - inv->compiler_index);
-    char **cmd = calloc(n_user + MAX_ADDED + 1, sizeof(*cmd));
+    enum { MAX_ADDED = 12 + HP_MAX_INSTRUMENT_WORDS };
+    char **cmd = calloc((size_t)inv->nargs + MAX_ADDED + 1, sizeof(*cmd));
     size_t n = 0;
 
     if (cmd == NULL)
         return NULL;
-    cmd[n++] = argv[inv->compiler_index];
+    cmd[n++] = (char *)inv->compiler;
     if (mode == MODE_COMPILE || mode == MODE_LINK_NO_CORE || mode == MODE_LINK) {
         cmd[n++] = "-g";
-        if (!(inv->flags & OPT_NOCOMPILER))
-            cmd[n++] = "-finstrument-functions";
+        for (size_t i = 0; w->hooks.words[i] != NULL; i++)
+            cmd[n++] = (char *)w->hooks.words[i];
     }
-    for (int i = inv->compiler_index + 1; i < argc; i++)
-        cmd[n++] = argv[i];
+    for (int i = 0; i < inv->nargs; i++)
+        cmd[n++] = inv->args[i];
     if (w->include_flag != NULL)
         cmd[n++] = w->include_flag;
     if (mode == MODE_LINK) {
         cmd[n++] = w->libdir_flag;
         cmd[n++] = w->rpath_flag;
-        if (inv->flags & OPT_NOCOMPILER) { /* the marker that makes sampling the default */
+        if (inv->flags & OPT_NOCOMPILER) /* the marker that makes sampling the default */
             cmd[n++] = "-Wl,--undefined=hp_nocompiler_build,"
                        "--export-dynamic-symbol=hp_nocompiler_build";
+        if (probe) /* the marker that turns measurement off: no experiment directory */
+            cmd[n++] = "-Wl,--undefined=hp_configure_probe,"
+                       "--export-dynamic-symbol=hp_configure_probe";
+        if ((inv->flags & OPT_NOCOMPILER) || probe)
             cmd[n++] = "-lhpmeasure_nocompiler";
-        }
         cmd[n++] = "-Wl,--push-state,--no-as-needed";
-        cmd[n++] = links_mpi(argc, argv, inv->compiler_index) ? "-lhpmeasure_mpi"
-                                                              : "-lhpmeasure";
+        cmd[n++] = links_mpi(inv) ? "-lhpmeasure_mpi" : "-lhpmeasure";
         cmd[n++] = "-Wl,--pop-state";
     }
     cmd[n] = NULL;
@@ -433,42 +621,58 @@ static int run_command(char *const *cmd)
     return errno == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_RUN;
 }
 
-int main(int argc, char **argv)
+/* Builds the real command and prints or runs it; returns the exit status. */
+static int run_invocation(const struct invocation *inv)
 {
-    struct invocation inv;
     struct added_words words;
-    enum build_mode mode;
-    char **cmd;
+    enum build_mode mode = MODE_PASSTHROUGH;
+    bool probe = false;
+    char **cmd = NULL;
     int status;
 
-    switch (parse_hp_options(argc, argv, &inv)) {
-    case PARSE_DONE:
-        return fflush(stdout) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-    case PARSE_ERROR:
-        return EXIT_USAGE;
-    case PARSE_RUN:
+    if (!(inv->flags & OPT_PLAIN))
+        mode = detect_mode(inv->nargs, inv->args, &probe);
+    switch (added_words_init(&words, inv, mode)) {
+    case HP_FLAGS_OK:
         break;
-    }
-    mode = detect_mode(argc, argv, inv.compiler_index + 1);
-    if (added_words_init(&words, mode) != 0) {
+    case HP_FLAGS_BAD_INPUT:
+        return EXIT_USAGE;
+    default:
         fprintf(stderr, PROG ": out of memory\n");
         return EXIT_FAILURE;
     }
-    cmd = build_command(argc, argv, &inv, mode, &words);
+    cmd = build_command(inv, mode, probe, &words);
     if (cmd == NULL) {
         fprintf(stderr, PROG ": out of memory\n");
-        added_words_release(&words);
-        return EXIT_FAILURE;
-    }
-    if (inv.flags & OPT_DRY_RUN) {
+        status = EXIT_FAILURE;
+    } else if (inv->flags & OPT_DRY_RUN) {
         status = print_command(stdout, cmd) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
     } else {
         /* A closed or full stderr must not fail the user's build over a log line. */
-        if (inv.flags & OPT_VERBOSE)
+        if (inv->flags & OPT_VERBOSE)
             (void)print_command(stderr, cmd);
         status = run_command(cmd);
     }
     free(cmd);
     added_words_release(&words);
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    struct invocation inv;
+    int status = EXIT_USAGE;
+
+    switch (read_invocation(argc, argv, &inv)) {
+    case PARSE_DONE:
+        status = fflush(stdout) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+        break;
+    case PARSE_ERROR:
+        break;
+    case PARSE_RUN:
+        status = run_invocation(&inv);
+        break;
+    }
+    free(inv.env_args);
     return status;
 }

@@ -99,9 +99,16 @@ static void stop_in_forked_child(void)
     hp_location_stop_all();
 }
 
+/* Set by the marker that hp-instrument links into build-system test programs
+ * (autoconf's conftest, CMake's cmTC_*): configure runs them, and they must neither be
+ * measured nor leave experiment directories behind. */
+extern const int hp_configure_probe __attribute__((weak));
+
 /* Returns the state to enter: running, or disabled when something is missing. */
 static int start_measurement(void)
 {
+    if (&hp_configure_probe != NULL)
+        return STATE_DISABLED;
     load_configuration();
     if (!hp_cfg.enable_profiling) {
         if (hp_cfg.verbose)

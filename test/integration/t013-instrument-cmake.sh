@@ -5,18 +5,25 @@
 #  B. -DCMAKE_C_COMPILER_LAUNCHER=hp-instrument -DCMAKE_C_LINKER_LAUNCHER=hp-instrument:
 #     the compiler launcher alone would instrument the objects but link without the core
 #     (glibc's no-op hooks would satisfy the link silently), so the linker launcher is
-#     needed too.
+#     needed too;
+#  C. -DCMAKE_C_COMPILER=hp-gcc, the one-word compiler.
+# CMake's own test programs (compiler checks, check_c_source_runs) must not leave
+# experiment directories behind.
 . "$HP_SRCDIR/test/integration/lib.sh"
 
-plan 13
+plan 24
 
 : "${HP_INSTRUMENT_INCLUDEDIR:=$HP_SRCDIR/include}"
-export HP_INSTRUMENT_INCLUDEDIR
+# -finstrument-functions, whether or not the GCC plug-in is built (its objects differ).
+HP_INSTRUMENT_PLUGIN=
+export HP_INSTRUMENT_INCLUDEDIR HP_INSTRUMENT_PLUGIN
 SRC="$PROGRAMS/instrument/cmake"
 
 # built_ok label: the objects of build dir $PWD carry the hooks, the program links the
 # core, runs, and writes its profile.
 built_ok() {
+    check "$1: configure and build left no experiment directory" sh -c \
+        '! find . -name "hp-*" -type d | grep .'
     check "$1: objects reference __cyg_profile_func_enter" sh -c \
         'nm -u CMakeFiles/hpcmake.dir/main.c.o | grep -qw __cyg_profile_func_enter &&
          nm -u CMakeFiles/shapes.dir/shapes.c.o | grep -qw __cyg_profile_func_enter'
@@ -28,7 +35,7 @@ built_ok() {
         'test -f hp-hpcmake-*/profile.cubex'
 }
 
-mkdir build-cc build-launcher
+mkdir build-cc build-launcher build-wrapper
 
 cd "$WORK/build-cc" || exit 99
 check "A: CC=\"hp-instrument gcc\" cmake configures" env CC="hp-instrument gcc" cmake "$SRC"
@@ -43,5 +50,14 @@ check "B: cmake with compiler and linker launchers configures" \
     env -u CC cmake -DCMAKE_C_COMPILER_LAUNCHER=hp-instrument -DCMAKE_C_LINKER_LAUNCHER=hp-instrument "$SRC"
 check "B: cmake --build builds" cmake --build .
 built_ok B
+
+cd "$WORK/build-wrapper" || exit 99
+check "C: cmake -DCMAKE_C_COMPILER=hp-gcc configures" env -u CC cmake -DCMAKE_C_COMPILER=hp-gcc "$SRC"
+check "C: CMake uses hp-gcc" grep -q "^CMAKE_C_COMPILER:.*hp-gcc$" CMakeCache.txt
+check "C: cmake --build builds" cmake --build .
+built_ok C
+check_eq "C: the profile has exactly the program's functions" \
+    "hpcmake visits=1|hpcmake/main visits=1|hpcmake/main/shapes_perimeter visits=1" \
+    "$($CUBEDUMP hp-hpcmake-*/profile.cubex | cut -f1,3 | tr '\t' ' ' | paste -sd'|')"
 
 finish

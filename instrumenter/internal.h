@@ -1,0 +1,69 @@
+/*
+ * Private declarations of hp-instrument's parts: the compiler probe
+ * (compiler_probe.c) and the choice of instrumentation flags (instrument_flags.c).
+ */
+#ifndef HP_INSTRUMENTER_INTERNAL_H
+#define HP_INSTRUMENTER_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* ---- compiler_probe.c ---- */
+
+enum hp_compiler_family {
+    HP_COMPILER_GCC,   /* __GNUC__ without __clang__ */
+    HP_COMPILER_CLANG, /* __clang__ */
+    HP_COMPILER_OTHER  /* neither */
+};
+
+struct hp_compiler_id {
+    enum hp_compiler_family family;
+    char version[32]; /* GCC's "12.2.0"; "" for the other families */
+};
+
+enum hp_probe_result {
+    HP_PROBE_OK = 0,
+    HP_PROBE_FAILED = -1,   /* the reason is in err */
+    HP_PROBE_NOT_FOUND = -2 /* the compiler is not on PATH: running it will say so */
+};
+
+/* Runs `<compiler> -E -dM -x c /dev/null` and fills id from the predefined macros.
+ * Returns an enum hp_probe_result; on HP_PROBE_FAILED, err holds a one-line reason. */
+int hp__compiler_probe(const char *compiler, struct hp_compiler_id *id, char *err,
+                       size_t size);
+
+/* ---- instrument_flags.c ---- */
+
+/* What the user asked for, and where things are. */
+struct hp_instrument_request {
+    const char *compiler;    /* the compiler word, as given */
+    const char *libdir;      /* where libhpmeasure is; the plug-in is in <libdir>/hpmeasure */
+    const char *filter_file; /* --instrument-filter=FILE, or NULL */
+    bool inline_functions;   /* --instrument-inline */
+    bool no_plugin;          /* --no-plugin */
+};
+
+enum { HP_MAX_INSTRUMENT_WORDS = 4 };
+
+/* The words that turn instrumentation on, in order (after -g); words[] is
+ * NULL-terminated and may point into owned[]. */
+struct hp_instrument_flags {
+    const char *words[HP_MAX_INSTRUMENT_WORDS + 1];
+    char *owned[HP_MAX_INSTRUMENT_WORDS];
+};
+
+enum hp_flags_result {
+    HP_FLAGS_OK = 0,
+    HP_FLAGS_BAD_INPUT = -1, /* reported on stderr: unreadable filter or plug-in file */
+    HP_FLAGS_NO_MEMORY = -2  /* not reported */
+};
+
+/* Chooses the plug-in, the fallback (-finstrument-functions with system headers
+ * excluded) or clang's after-inlining hooks, probing the compiler once. Says on stderr
+ * why the plug-in is not used for a GCC, unless the user turned it off. Returns an enum
+ * hp_flags_result; f needs hp__instrument_flags_release() in every case. */
+int hp__instrument_flags_init(struct hp_instrument_flags *f,
+                              const struct hp_instrument_request *req);
+void hp__instrument_flags_release(struct hp_instrument_flags *f);
+
+#endif

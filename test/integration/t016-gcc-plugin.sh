@@ -8,18 +8,19 @@
 # tree balanced and writes a filter that removes it at the next build; without the
 # plug-in hp-instrument falls back to -finstrument-functions and says so.
 . "$HP_SRCDIR/test/integration/lib.sh"
-plan 26
+plan 27
 
 SRC="$PROGRAMS/plugin/mesh.cpp $PROGRAMS/plugin/mesh_check.cpp"
 if [ ! -f "$HP_INSTRUMENT_LIBDIR/hpmeasure/hpmeasure_gcc.so" ]; then
-    for i in $(seq 26); do echo "ok $i # SKIP the GCC plug-in was not built (gcc-12-plugin-dev)"; done
+    for i in $(seq 27); do echo "ok $i # SKIP the GCC plug-in was not built (gcc-12-plugin-dev)"; done
     exit 0
 fi
 
-# "path location visits" of every call path a location visited, sorted.
+# "path location visits" of every call path a location visited, sorted; the root (the
+# program's name) is called "mesh" whatever the executable is named.
 tree_of() {
-    $CUBEDUMP "$1" | awk -F'\t' '{ sub("visits=", "", $3); if ($3 > 0) print $1, $2, $3 }' |
-        LC_ALL=C sort
+    $CUBEDUMP "$1" | awk -F'\t' '{ sub("visits=", "", $3); sub(/^[^\/]*/, "mesh", $1)
+                                   if ($3 > 0) print $1, $2, $3 }' | LC_ALL=C sort
 }
 # "Instrumentation" counts from summary.txt: "instrumented units inline filtered".
 counts_of() {
@@ -73,7 +74,8 @@ check "Mesh::at(int): 2000 visits below relax in every thread" \
 check "Mesh::size() const: 1010 visits below sweep in every thread" \
     test "$(grep -c '/sweep(Mesh&)/Mesh::size() const [012] 1010$' tree-inl.txt)" = 3
 check "square(double): 50 visits below norm" grep -qx "mesh/main/$N/square(double) 0 50" tree-inl.txt
-check "no code from system headers" sh -c "! grep -q 'std::' tree-inl.txt"
+check "no code from system headers" \
+    sh -c "! $CUBEDUMP --regions exp-inl/profile.cubex | cut -f4 | grep -q '^/usr/'"
 
 # The compile-time filter: a file rule and region rules; INCLUDE names an inline function.
 cat > compile.filter <<'FILTER'
@@ -112,11 +114,12 @@ hp-instrument --instrument-filter=exp-budget/demoted.filter g++ -O2 -pthread -o 
 HP_EXPERIMENT_DIRECTORY=exp-next ./mesh-next >/dev/null
 check "the next build leaves relax out" sh -c "! $CUBEDUMP --regions exp-next/profile.cubex | grep -q relax"
 
-# Without the plug-in: -finstrument-functions (system headers excluded), said on stderr.
-HP_INSTRUMENT_PLUGIN= hp-instrument g++ -O2 -pthread -o mesh-fallback $SRC 2>fallback.err
-check "fallback: said on stderr" grep -q 'finstrument-functions' fallback.err
+# Without the plug-in (--no-plugin; t014 checks the message when it is missing):
+# -finstrument-functions, with code from system headers excluded.
+check "build with --no-plugin" hp-instrument --no-plugin g++ -O2 -pthread -o mesh-fallback $SRC
 HP_EXPERIMENT_DIRECTORY=exp-fallback ./mesh-fallback >/dev/null
 tree_of exp-fallback/profile.cubex > tree-fallback.txt
-check "fallback: accessors instrumented, std:: not" \
-    sh -c "grep -q '/Mesh::at(int) 0 2000$' tree-fallback.txt && ! grep -q 'std::' tree-fallback.txt"
+check "fallback: accessors instrumented" grep -q '/Mesh::relax(int)/Mesh::at(int) 0 2000$' tree-fallback.txt
+check "fallback: no code from system headers" \
+    sh -c "! $CUBEDUMP --regions exp-fallback/profile.cubex | cut -f4 | grep -q '^/usr/'"
 finish

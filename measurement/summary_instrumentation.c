@@ -46,8 +46,8 @@ void hp_summary_write_instrumentation(FILE *out, const hp_profile *p)
                 " translation unit%s; left out: %" PRIu64 " declared inline, %" PRIu64
                 " compiler-generated, %" PRIu64 " in system headers, %" PRIu64
                 " by the compile-time filter\n",
-                in->instrumented, in->units, in->units == 1 ? "" : "s", in->skipped_inline, in->skipped_artificial,
-                in->skipped_system, in->filtered);
+                in->instrumented, in->units, in->units == 1 ? "" : "s", in->skipped_inline,
+                in->skipped_artificial, in->skipped_system, in->filtered);
     else
         fprintf(out, "  compiler hooks without the GCC plug-in (-finstrument-functions): every "
                      "function of the instrumented sources\n");

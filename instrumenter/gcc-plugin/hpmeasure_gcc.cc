@@ -132,15 +132,23 @@ static enum hp_unit_word select_function(tree fndecl, const char *file, const ch
     return HP_UNIT_INSTRUMENTED;
 }
 
+/* True when the command line has -finstrument-functions (GCC hooks every function
+ * itself) or -fno-instrument-functions after ours (the user wants no hooks). */
+static bool hooks_decided_by_command_line(void)
+{
+    return flag_instrument_function_entry_exit ||
+           global_options_set.x_flag_instrument_function_entry_exit;
+}
+
 /* Functions that must never get hooks, whatever the filter says: no body here (extern
- * inline: the real one is elsewhere), naked, no_instrument_function, or the user asked
- * for -finstrument-functions as well (GCC hooks them already). */
+ * inline: the real one is elsewhere), naked, no_instrument_function, or the command line
+ * decided otherwise. */
 static bool never_instrumented(tree fndecl)
 {
     /* DECL_NO_INSTRUMENT_FUNCTION_ENTRY_EXIT is set on every function when
      * -finstrument-functions is off, so the attribute itself is looked up. */
     tree attributes = DECL_ATTRIBUTES(fndecl);
-    return flag_instrument_function_entry_exit || DECL_EXTERNAL(fndecl) ||
+    return hooks_decided_by_command_line() || DECL_EXTERNAL(fndecl) ||
            lookup_attribute("no_instrument_function", attributes) != NULL_TREE ||
            lookup_attribute("naked", attributes) != NULL_TREE;
 }

@@ -8,11 +8,11 @@
 # tree balanced and writes a filter that removes it at the next build; without the
 # plug-in hp-instrument falls back to -finstrument-functions and says so.
 . "$HP_SRCDIR/test/integration/lib.sh"
-plan 27
+plan 28
 
 SRC="$PROGRAMS/plugin/mesh.cpp $PROGRAMS/plugin/mesh_check.cpp"
 if [ ! -f "$HP_INSTRUMENT_LIBDIR/hpmeasure/hpmeasure_gcc.so" ]; then
-    for i in $(seq 27); do echo "ok $i # SKIP the GCC plug-in was not built (gcc-12-plugin-dev)"; done
+    for i in $(seq 28); do echo "ok $i # SKIP the GCC plug-in was not built (gcc-12-plugin-dev)"; done
     exit 0
 fi
 
@@ -64,6 +64,9 @@ check_eq "instrumentation note: 7 functions in 2 units, none filtered" "7 2 0" \
     "$n_instr $n_units ${n_filtered:-}"
 check "instrumentation note: at least the 4 inline functions left out" test "${n_inline:-0}" -ge 4
 check "hp-report shows the note" sh -c "hp-report exp/profile.cubex | grep -q '^  estimated dilation: '"
+
+hp-instrument g++ -O2 -c -fno-instrument-functions -o off.o "$PROGRAMS/plugin/mesh_check.cpp"
+check "a later -fno-instrument-functions wins: no hooks" sh -c "! nm off.o | grep -q __hp_plugin"
 
 # --instrument-inline: the accessors, the inline helper and the constructor come back.
 check "build with --instrument-inline" hp-instrument --instrument-inline g++ -O2 -pthread -o mesh-inl $SRC

@@ -56,6 +56,10 @@ static const config_var config_vars[] = {
       "Timer sampling per thread in Hz (wall-clock), 0 = off, at most 20000. Default 0, "
       "but 1000 for programs built with hp-instrument --nocompiler and run by hp-run. See "
       "doc/sampling.md." },
+    { "HP_PROFILING_MAX_DEPTH", VAR_UINT, "0", FIELD(profiling_max_depth),
+      "Deepest call path recorded (main is depth 1), 0 = no limit. Calls below it get no "
+      "call path of their own: their time and visits stay with the path at the limit, and "
+      "summary.txt says how many there were (deep recursion in a bounded tree)." },
     { "HP_OVERHEAD_BUDGET", VAR_UINT, "0", FIELD(overhead_budget),
       "Percent, 0 = off (1 to 100): a function built with the GCC plug-in whose probe cost "
       "exceeds this share of its mean time is switched off during the run once it was "

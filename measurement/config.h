@@ -28,6 +28,7 @@ typedef struct hp_config {
     hp_timer_kind timer;
     uint64_t sampling_frequency;     /* Hz, 0 = off */
     uint64_t overhead_budget;        /* percent, 0 = off */
+    uint64_t profiling_max_depth;    /* call path depth recorded, 0 = no limit */
     char mpi_unwind_exclude[2048];   /* MPI functions that do not unwind when sampling */
     bool unwind_thunks;
     char mpi_enable_groups[512];

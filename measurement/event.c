@@ -1,12 +1,30 @@
 /*
- * The cold half of region exits: an exit that does not match the innermost open
- * frame. That happens for exits of enters that were dropped (budget used up), for
+ * The cold halves of region enters and exits. An enter is cold at the end of a stack chunk
+ * and below the depth limit (HP_PROFILING_MAX_DEPTH). An exit is cold when it does not
+ * match the innermost open frame. That happens for exits of enters that were dropped (budget used up), for
  * longjmp and thread cancellation (exits that never come for inner frames), and for
  * exits whose enter happened before measurement started. The frames above the
  * matching one are closed at the same time and counted as mismatched; an exit that
  * matches no open frame is counted and ignored.
  */
 #include "event.h"
+
+hp_frame *hp__event_enter_slow(hp_location *loc)
+{
+    /* Beyond HP_PROFILING_MAX_DEPTH: no call path of its own, its time stays in the
+     * innermost recorded frame; exits are matched like those of dropped enters. */
+    if (loc->depth >= loc->depth_limit) {
+        loc->dropped_depth++;
+        loc->deep_visits++;
+        return NULL;
+    }
+    hp_frame *f = hp__location_stack_grow(loc);
+    if (f == NULL) {
+        loc->dropped_depth++;
+        loc->dropped_visits++;
+    }
+    return f;
+}
 
 /* Number of frames from the top down to and including the innermost frame of addr,
  * or 0 when addr is not on the stack. */

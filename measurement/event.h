@@ -15,16 +15,17 @@
 /* Exit handling that does not match the innermost frame (cold). */
 void hp__event_exit_mismatch(hp_location *loc, uintptr_t addr, uint64_t now);
 
+/* An enter at the end of a stack chunk or at the depth limit (cold): the frame to use, or
+ * NULL when the enter is not recorded (counted; its exit is matched by dropped_depth). */
+hp_frame *hp__event_enter_slow(hp_location *loc);
+
 static inline void hp_event_enter(hp_location *loc, hp_region *r, uintptr_t addr)
 {
     hp_frame *f = loc->sp;
-    if (unlikely(f == loc->stack_limit)) {
-        f = hp__location_stack_grow(loc);
-        if (f == NULL) {
-            loc->dropped_depth++;
-            loc->dropped_visits++;
+    if (unlikely(f == loc->stack_limit || loc->depth >= loc->depth_limit)) {
+        f = hp__event_enter_slow(loc);
+        if (f == NULL)
             return;
-        }
     }
     hp_cct_node *parent = loc->current;
     hp_cct_node *node = parent != NULL ? hp_cct_child(&loc->cct, parent, r) : NULL;

@@ -27,12 +27,18 @@ static _Atomic uint64_t refused_count;
 static hp_location unmeasured_location = { .busy = HP_BUSY_STOPPED };
 static hp_region *root_region;
 static bool tracing_on;
+static uint64_t depth_limit = UINT64_MAX;
 static pthread_key_t thread_end_key;
 static pthread_once_t thread_end_once = PTHREAD_ONCE_INIT;
 
 void hp_location_set_root_region(hp_region *root)
 {
     root_region = root;
+}
+
+void hp_location_set_depth_limit(uint64_t max_depth)
+{
+    depth_limit = max_depth > 0 ? max_depth : UINT64_MAX;
 }
 
 void hp_location_set_tracing(bool on)
@@ -88,6 +94,7 @@ static hp_location *location_new(void)
     loc->cct.root->visits = 1;
     hp_trace_buffer_init(&loc->trace);
     loc->tracing = tracing_on;
+    loc->depth_limit = depth_limit;
     return loc;
 }
 

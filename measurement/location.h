@@ -62,6 +62,7 @@ typedef struct hp_location {
     hp_cct cct;
     uint64_t dropped_depth;     /* enters not pushed (budget), to be matched by exits */
     uint64_t depth;             /* open frames */
+    uint64_t depth_limit;       /* HP_PROFILING_MAX_DEPTH, UINT64_MAX = none */
     uint64_t max_depth;
     bool in_mpi;                /* inside a measured MPI call: nested ones are not measured */
     bool tracing;               /* record events in trace (HP_ENABLE_TRACING) */
@@ -81,6 +82,7 @@ typedef struct hp_location {
     uint64_t mismatched_exits;  /* exits that did not match the innermost frame */
     uint64_t unmatched_exits;   /* exits of functions not on the stack at all */
     uint64_t dropped_visits;    /* visits lost because the budget was used up */
+    uint64_t deep_visits;       /* visits below depth_limit, folded into the frame above */
     uint64_t *call_counts;      /* unmeasured calls per adapter function (MPI), or NULL */
     hp_stack_chunk *chunk;
     hp_arena arena;
@@ -152,6 +154,9 @@ uint64_t hp_location_refused_count(void);
 /* Set up by measurement start-up: the program root region every tree hangs below, and
  * whether new locations record trace events. */
 void hp_location_set_root_region(hp_region *root);
+
+/* Frames deeper than max_depth get no call path of their own (0 = no limit). */
+void hp_location_set_depth_limit(uint64_t max_depth);
 void hp_location_set_tracing(bool on);
 
 #endif

@@ -131,6 +131,7 @@ static int start_measurement(void)
     if (root == NULL)
         return STATE_DISABLED;
     hp_location_set_root_region(root);
+    hp_location_set_depth_limit(hp_cfg.profiling_max_depth);
     hp_overhead_init(hp_cfg.overhead_budget);
     start_sampling();
     if (hp_cfg.enable_tracing) {

@@ -3,9 +3,9 @@
 # The harness (Makefile.am, AM_TESTS_ENVIRONMENT) exports:
 #   HP_SRCDIR      absolute top source directory
 #   HP_BUILDDIR    absolute top build directory
-#   HP_SHARED      absolute path of ../shared (format checkers, sample files)
 #   PATH           starts with the build tree's bin wrappers (hp-instrument, hp-info)
 #   HP_INSTRUMENT_LIBDIR  where hp-instrument finds libhpmeasure in the build tree
+# The format checkers are in test/tools, the sample files in test/data (SOURCES.md).
 # Each test prints TAP: `plan N` first, then `check`/`ok`/`not_ok` lines, then `finish`.
 # Work happens in a fresh directory under $HP_BUILDDIR/test/work/<test name>.
 
@@ -20,7 +20,7 @@ cd "$WORK" || exit 99
 PROGRAMS="$HP_SRCDIR/test/programs"
 PY=/usr/bin/python3
 CUBEDUMP="$PY $HP_SRCDIR/test/tools/run_deep.py $HP_SRCDIR/test/tools/cubedump.py"
-CUBECHECK="$PY $HP_SRCDIR/test/tools/run_deep.py $HP_SHARED/tools/cubecheck.py"
+CUBECHECK="$PY $HP_SRCDIR/test/tools/run_deep.py $HP_SRCDIR/test/tools/cubecheck.py"
 # Keep experiments from one test from reading the filter or settings of the caller.
 unset HP_FILTERING_FILE HP_EXPERIMENT_DIRECTORY HP_TOTAL_MEMORY HP_TIMER HP_VERBOSE
 

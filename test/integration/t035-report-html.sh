@@ -83,7 +83,7 @@ check "build tiny_calls.cpp" hp-instrument g++ -O1 -o tiny "$REPORT/tiny_calls.c
 HP_EXPERIMENT_DIRECTORY=exp check "run it" ./tiny
 check "hp-report html (no MPI)" hp-report html exp -o tiny.html
 check "hp-report html (Score-P sample)" hp-report html \
-    "$HP_SHARED/formats/samples/cube/kripke_p8_profile.cubex" -o kripke.html
+    "$HP_SRCDIR/test/data/cube/kripke_p8_profile.cubex" -o kripke.html
 if [ $mpi = yes ]; then
     check "hp-report html (MPI)" hp-report html mexp -o halo.html
 else

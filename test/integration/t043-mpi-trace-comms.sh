@@ -11,7 +11,7 @@
 . "$HP_SRCDIR/test/integration/lib.sh"
 . "$PROGRAMS/mpi/mpi-lib.sh"
 plan 24
-OTF2CHECK="$PY $HP_SHARED/tools/otf2check.py"
+OTF2CHECK="$PY $HP_SRCDIR/test/tools/otf2check.py"
 
 # comm_defs ARCHIVE: "comm ID [NAME] parent PARENT" and "group ID  MEMBER..." (the
 # COMM_GROUP / COMM_SELF groups, members as COMM_LOCATIONS indices = world ranks).

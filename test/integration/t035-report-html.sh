@@ -31,7 +31,7 @@ chrome() {
     _n=$1
     shift
     _profile=$(mktemp -d "$WORK/chrome-profile.XXXXXX")
-    timeout -k 10 120 chromium --headless --no-sandbox --disable-gpu --no-first-run \
+    unsanitized timeout -k 10 120 chromium --headless --no-sandbox --disable-gpu --no-first-run \
         --disable-background-networking --disable-component-update --disable-sync \
         --user-data-dir="$_profile" --enable-logging=stderr --v=0 "$@" 2>"$WORK/$_n.err"
     _rc=$?

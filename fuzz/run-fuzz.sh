@@ -13,7 +13,8 @@ $CC -g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
     -I"$src" -I"$src/measurement" -I"$src/tools" \
     -o "$work/fuzz_cube_reader" "$src/fuzz/fuzz_cube_reader.c" \
     "$src/tools/cube_reader.c" "$src/tools/cube_anchor.c" \
-    "$src/measurement/summary.c" "$src/measurement/table.c" \
+    "$src/measurement/summary.c" "$src/measurement/summary_sampling.c" \
+    "$src/measurement/table.c" \
     $(pkg-config --cflags --libs libarchive expat) -lm
 /usr/bin/python3 "$src/fuzz/make-seeds.py" "$src/test/data/cube" "$work/seeds"
 cd "$work"

@@ -4,7 +4,9 @@
 #    root, or says what to run when not root).
 # 2. Runs the autotools build in $HP_BUILD_DIR and `make install` into $HP_PREFIX.
 # Variables: HP_PREFIX (default: <checkout>/_install), HP_BUILD_DIR (default:
-# <checkout>/_build), HP_JOBS (default: number of cores).
+# <checkout>/_build), HP_JOBS (default: number of cores), HP_CONFIGURE_ARGS (more
+# arguments for configure, e.g. --enable-sanitizers; the build directory is configured
+# again when they change).
 
 set -euo pipefail
 
@@ -12,6 +14,7 @@ HP_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 HP_PREFIX=${HP_PREFIX:-$HP_TOP/_install}
 HP_BUILD_DIR=${HP_BUILD_DIR:-$HP_TOP/_build}
 HP_JOBS=${HP_JOBS:-$(nproc 2>/dev/null || echo 2)}
+HP_CONFIGURE_ARGS=${HP_CONFIGURE_ARGS:-}
 
 # Build tools, the libraries of DESIGN.md, compilers for the tests (C++, Fortran,
 # MPI), and the checkers' dependencies (python3-otf2 for otf2check.py).
@@ -59,10 +62,13 @@ hp_build_and_install() {
     fi
     mkdir -p "$HP_BUILD_DIR"
     cd "$HP_BUILD_DIR"
-    if [ ! -f Makefile ] || [ "$(sed -n 's/^prefix = //p' Makefile)" != "$HP_PREFIX" ]; then
-        hp_say "configure --prefix=$HP_PREFIX"
-        "$HP_TOP/configure" --prefix="$HP_PREFIX" >configure.out 2>&1 ||
+    if [ ! -f Makefile ] || [ "$(sed -n 's/^prefix = //p' Makefile)" != "$HP_PREFIX" ] ||
+        [ "$(cat configure.args 2>/dev/null)" != "$HP_CONFIGURE_ARGS" ]; then
+        hp_say "configure --prefix=$HP_PREFIX $HP_CONFIGURE_ARGS"
+        # shellcheck disable=SC2086
+        "$HP_TOP/configure" --prefix="$HP_PREFIX" $HP_CONFIGURE_ARGS >configure.out 2>&1 ||
             { cat configure.out; exit 1; }
+        echo "$HP_CONFIGURE_ARGS" >configure.args
     fi
     hp_say "make -j$HP_JOBS && make install"
     make -j"$HP_JOBS" >make.out 2>&1 || { tail -50 make.out; exit 1; }

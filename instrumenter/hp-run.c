@@ -117,25 +117,36 @@ int main(int argc, char **argv)
     char *libdir = hp_install_dir("HP_RUN_LIBDIR", "../lib", "/" PRELOAD_LIBRARY, HP_LIBDIR);
     char *library = libdir != NULL ? hp_concat(libdir, "/" PRELOAD_LIBRARY) : NULL;
     char *preload = library != NULL ? preload_value(library) : NULL;
+    int status = 0;
     if (preload == NULL) {
         fprintf(stderr, PROG ": out of memory\n");
-        return 1;
+        status = 1;
+        goto out;
     }
     if (access(library, R_OK) != 0) {
         fprintf(stderr, PROG ": %s not found: is hpmeasure installed with MPI support?\n",
                 library);
-        return 1;
+        status = 1;
+        goto out;
     }
     if (flags & (OPT_DRY_RUN | OPT_VERBOSE))
         print_command(flags & OPT_DRY_RUN ? stdout : stderr, preload, argv + first);
     if (flags & OPT_DRY_RUN)
-        return 0;
+        goto out;
     if (setenv("LD_PRELOAD", preload, 1) != 0 ||
         setenv("HP_SAMPLING_FREQUENCY", DEFAULT_SAMPLING_HZ, 0) != 0) {
         perror(PROG ": setenv");
-        return 1;
+        status = 1;
+        goto out;
     }
     execvp(argv[first], argv + first);
     fprintf(stderr, PROG ": cannot run '%s': %s\n", argv[first], strerror(errno));
-    return 127;
+    status = 127;
+out:
+    /* Freed for LeakSanitizer: a leak report ends the process before stdio flushes, and
+     * took --dry-run's output with it. */
+    free(preload);
+    free(library);
+    free(libdir);
+    return status;
 }

@@ -5,7 +5,7 @@
  * first, then per metric a sparse <id>.index and its <id>.data (values streamed straight
  * from the profile, one row per stored call-tree position), and renames it into place.
  *
- * The format rules it follows, and why, are in shared/formats/CUBE4-OTF2.md §1-4. The
+ * The format rules it follows, and why, are in doc/formats/CUBE4-OTF2.md §1-4. The
  * ones that silently corrupt data when broken: no tar member may have a size that is a
  * non-zero multiple of 512; CubeLib reads anchor.xml with a hand-written scanner (literal
  * root tag, no comments); sparse index rows are positions in the metric's call-tree

@@ -6,8 +6,8 @@
  * regions, call tree, system tree) and one <id>.index / <id>.data pair per metric
  * (sparse index of the call-tree rows that have a non-zero value somewhere, then the
  * values of those rows, one per location). The format facts and reader quirks it obeys
- * are in shared/formats/CUBE4-OTF2.md §1-4; every file it writes passes
- * shared/tools/cubecheck.py.
+ * are in doc/formats/CUBE4-OTF2.md §1-4; every file it writes passes
+ * test/tools/cubecheck.py.
  *
  * It runs once, at finalize, on rank 0: it uses stdio and malloc and is not
  * async-signal-safe. It never exits or aborts the host program.

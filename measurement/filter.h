@@ -2,7 +2,7 @@
  * Filter files: which regions to leave out of the measurement (HP_FILTERING_FILE).
  *
  * The syntax is Score-P's, so that users' existing filter files work unchanged (see
- * /work/shared/formats/FILTER.md): an optional file block (SCOREP_FILE_NAMES_BEGIN ...
+ * doc/formats/FILTER.md): an optional file block (SCOREP_FILE_NAMES_BEGIN ...
  * _END) and an optional region block (SCOREP_REGION_NAMES_BEGIN ... _END), each holding
  * INCLUDE and EXCLUDE rules with shell wildcard patterns. A filter is parsed once at
  * start-up; afterwards it is immutable.

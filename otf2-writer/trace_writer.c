@@ -3,7 +3,7 @@
  * measurement every process opens the archive <dir>/traces.otf2 (POSIX substrate, no
  * compression, 1 MiB event and 4 MiB definition chunks), streams the buffered events of
  * each of its locations through one OTF2 event writer at a time, and rank 0 writes the
- * global definitions in Score-P's layout (../shared/formats/CUBE4-OTF2.md §5-6): clock
+ * global definitions in Score-P's layout (doc/formats/CUBE4-OTF2.md §5-6): clock
  * properties, the MPI paradigm, the system tree, location groups, locations, regions
  * and, for MPI runs, the MPI location group / communicator definitions.
  *

@@ -1,8 +1,8 @@
 /*
  * Writing an OTF2 trace archive (traces.otf2, traces.def, traces/) from the records the
  * measurement buffered during the run. Runs at the end of measurement, never on a hot
- * path. The layout follows Score-P's (see ../shared/formats/CUBE4-OTF2.md §5-6 and the
- * sample traces in ../shared/formats/samples/otf2/), so that Vampir and the OTF2 tools
+ * path. The layout follows Score-P's (see doc/formats/CUBE4-OTF2.md §5-6 and the
+ * Score-P sample traces named there), so that Vampir and the OTF2 tools
  * read it.
  *
  * Usage, on every process of the run (all MPI ranks take part; a serial program is one

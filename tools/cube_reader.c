@@ -1,6 +1,6 @@
 /*
  * Reads a Cube4 (.cubex) file into the profile model (cube_reader.h), following
- * shared/formats/CUBE4-OTF2.md: the tar members come through libarchive, anchor.xml
+ * doc/formats/CUBE4-OTF2.md: the tar members come through libarchive, anchor.xml
  * through cube_anchor.c (expat), and every metric's <id>.index/<id>.data pair is
  * placed row by row at the cnode its position names in that metric's call-tree
  * enumeration (depth-first for EXCLUSIVE, "wide" for INCLUSIVE, id order for SIMPLE).

@@ -3,7 +3,7 @@
  * measurement/profile.h, so that every report (hp-report, summary.txt) is one
  * implementation working on one model.
  *
- * The reader follows ../shared/formats/CUBE4-OTF2.md: tar members through libarchive,
+ * The reader follows doc/formats/CUBE4-OTF2.md: tar members through libarchive,
  * anchor.xml through a real XML parser, data rows by metric enumeration order (not by
  * cnode id), sparse and dense indexes, inclusive vs exclusive storage. The profile it
  * returns satisfies profile.h's invariants: cnodes renumbered in depth-first pre-order

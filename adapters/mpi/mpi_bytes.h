@@ -1,6 +1,6 @@
 /*
  * Message byte accounting of the MPI wrappers (mpi_bytes.c), following
- * ../shared/formats/MPI-BYTES.md (Score-P's conventions); the implemented table is in
+ * doc/formats/MPI-BYTES.md (Score-P's conventions); the implemented table is in
  * doc/mpi-bytes.md. Each helper adds what one call moves on this rank to the frame; the
  * generated wrappers call them after a successful real call (rules in mpi-semantics.txt).
  * Sizes come from PMPI_Type_size_c (PMPI: nothing nests); MPI_PROC_NULL peers and

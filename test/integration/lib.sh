@@ -3,9 +3,9 @@
 # The harness (Makefile.am, AM_TESTS_ENVIRONMENT) exports:
 #   HP_SRCDIR      absolute top source directory
 #   HP_BUILDDIR    absolute top build directory
-#   HP_SHARED      absolute path of ../shared (format checkers, sample files)
 #   PATH           starts with the build tree's bin wrappers (hp-instrument, hp-info)
 #   HP_INSTRUMENT_LIBDIR  where hp-instrument finds libhpmeasure in the build tree
+# The format checkers are in test/tools, the sample files in test/data (SOURCES.md).
 # Each test prints TAP: `plan N` first, then `check`/`ok`/`not_ok` lines, then `finish`.
 # Work happens in a fresh directory under $HP_BUILDDIR/test/work/<test name>.
 
@@ -20,7 +20,29 @@ cd "$WORK" || exit 99
 PROGRAMS="$HP_SRCDIR/test/programs"
 PY=/usr/bin/python3
 CUBEDUMP="$PY $HP_SRCDIR/test/tools/run_deep.py $HP_SRCDIR/test/tools/cubedump.py"
-CUBECHECK="$PY $HP_SRCDIR/test/tools/run_deep.py $HP_SHARED/tools/cubecheck.py"
+CUBECHECK="$PY $HP_SRCDIR/test/tools/run_deep.py $HP_SRCDIR/test/tools/cubecheck.py"
+# Sanitizer builds (configure --enable-sanitizers, doc/testing.md): the programs a test
+# builds with hp-instrument are not built with ASan but load the ASan-built libhpmeasure,
+# whose runtime must come first, so it is preloaded into every command the test starts.
+# Compilers, python and mpiexec then run with it too, hence no leak checks here (the unit
+# tests keep them); hp-run puts its library in front of the runtime, which is safe (it
+# defines no allocator), hence verify_asan_link_order=0.
+if [ -n "${HP_ASAN_RUNTIME:-}" ]; then
+    LD_PRELOAD="$HP_ASAN_RUNTIME${LD_PRELOAD:+:$LD_PRELOAD}"
+    ASAN_OPTIONS="detect_leaks=0:verify_asan_link_order=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+    export LD_PRELOAD ASAN_OPTIONS
+fi
+
+# unsanitized CMD ARGS... : runs CMD without the preloaded ASan runtime in a sanitizer
+# build (for programs that do not load libhpmeasure and cannot run with it, such as
+# chromium, or whose output shows LD_PRELOAD); just runs it otherwise.
+unsanitized() {
+    if [ -n "${HP_ASAN_RUNTIME:-}" ]; then
+        env -u LD_PRELOAD -u ASAN_OPTIONS "$@"
+    else
+        "$@"
+    fi
+}
 # Keep experiments from one test from reading the filter or settings of the caller.
 unset HP_FILTERING_FILE HP_EXPERIMENT_DIRECTORY HP_TOTAL_MEMORY HP_TIMER HP_VERBOSE
 

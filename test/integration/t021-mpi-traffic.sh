@@ -2,7 +2,7 @@
 # Known MPI traffic on 4 ranks (test/programs/mpi/traffic.c): one experiment for the whole
 # job with one location per rank; exact visits, bytes_sent, bytes_received (and message
 # counts) per call path and rank for every MPI call, from tables derived by hand from
-# ../shared/formats/MPI-BYTES.md (NOT from a profile); for every collective call path the
+# doc/formats/MPI-BYTES.md (NOT from a profile); for every collective call path the
 # bytes sent over all ranks equal the bytes received over all ranks; the Cube checker
 # passes; the program's output is that of a plain mpicc build.
 . "$HP_SRCDIR/test/integration/lib.sh"

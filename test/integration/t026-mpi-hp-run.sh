@@ -34,6 +34,8 @@ check "MPI calls sit below main (unwound), excluded cheap ones below the root" s
        grep -vxE 'traffic-plain/MPI_(Comm_rank|Comm_size|Wtime|Test|Testall|Testany|Testsome|Iprobe)'"
 check "same visits and bytes per MPI function and rank as the instrumented build" \
     diff -u inst-sums.txt run-sums.txt
+dry=$(unsanitized hp-run --dry-run mpiexec -n 2 ./x)
 check "hp-run --dry-run shows the preload" sh -c \
-    'hp-run --dry-run mpiexec -n 2 ./x | grep -q "^HP_SAMPLING_FREQUENCY=1000 LD_PRELOAD=.*/libhpmeasure_mpi_preload.so mpiexec -n 2 ./x$"'
+    'printf "%s\n" "$1" | grep -q "^HP_SAMPLING_FREQUENCY=1000 LD_PRELOAD=.*/libhpmeasure_mpi_preload.so mpiexec -n 2 ./x$"' \
+    sh "$dry"
 finish

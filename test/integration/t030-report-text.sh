@@ -53,7 +53,7 @@ check "--metric visits --rank 0 --depth 2: left: 4 visits, 16 inclusive" sh -c '
 expect_fail "--rank 5 on a one-rank profile: exit 2, says so" "no rank 5" \
     sh -c 'hp-report hp-calltree-new --rank 5; test $? -eq 2 && exit 1'
 
-P4="$HP_SHARED/formats/samples/cube/time_p4_profile.cubex"
+P4="$HP_SRCDIR/test/data/cube/time_p4_profile.cubex"
 check "Score-P MPI profile: MPI per rank, MPI vs computation, imbalance" sh -c "
     hp-report '$P4' > p4.txt &&
     grep -q '^MPI calls per rank' p4.txt && grep -Eq '^ +3 +[0-9]+/' p4.txt &&

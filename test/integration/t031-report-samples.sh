@@ -4,7 +4,7 @@
 # exclusive; every sample the Cube checker passes is read (plus the dense-index file
 # with 8 roots, which only pycubexr cannot read).
 . "$HP_SRCDIR/test/integration/lib.sh"
-SAMPLES="$HP_SHARED/formats/samples/cube"
+SAMPLES="$HP_SRCDIR/test/data/cube"
 plan 11
 
 for s in scorep84_call_tree_test time_p4_profile; do

@@ -4,7 +4,7 @@
 # subcommands and options, and the inputs the fuzzer found (fuzz/regressions): always
 # one line on stderr naming the file and the problem, exit status 2, never a crash.
 . "$HP_SRCDIR/test/integration/lib.sh"
-SAMPLES="$HP_SHARED/formats/samples/cube"
+SAMPLES="$HP_SRCDIR/test/data/cube"
 REGRESSIONS="$HP_SRCDIR/fuzz/regressions"
 nreg=$(ls "$REGRESSIONS" 2>/dev/null | wc -l)
 plan $((11 + nreg))

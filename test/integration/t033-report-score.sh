@@ -56,7 +56,7 @@ else
     for d in build run sendrecv allreduce types; do skip "MPI $d" "no mpicc/mpiexec"; done
 fi
 
-SAMPLE="$HP_SHARED/formats/samples/cube/time_p4_profile.cubex"
+SAMPLE="$HP_SRCDIR/test/data/cube/time_p4_profile.cubex"
 check "a Score-P profile scores (USR, COM and MPI rows)" sh -c \
     "hp-report score '$SAMPLE' > sample.txt && grep -q '^  COM ' sample.txt && grep -q '^  MPI ' sample.txt && grep -q '^  USR ' sample.txt"
 

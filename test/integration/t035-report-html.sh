@@ -31,7 +31,7 @@ chrome() {
     _n=$1
     shift
     _profile=$(mktemp -d "$WORK/chrome-profile.XXXXXX")
-    timeout -k 10 120 chromium --headless --no-sandbox --disable-gpu --no-first-run \
+    unsanitized timeout -k 10 120 chromium --headless --no-sandbox --disable-gpu --no-first-run \
         --disable-background-networking --disable-component-update --disable-sync \
         --user-data-dir="$_profile" --enable-logging=stderr --v=0 "$@" 2>"$WORK/$_n.err"
     _rc=$?
@@ -83,7 +83,7 @@ check "build tiny_calls.cpp" hp-instrument g++ -O1 -o tiny "$REPORT/tiny_calls.c
 HP_EXPERIMENT_DIRECTORY=exp check "run it" ./tiny
 check "hp-report html (no MPI)" hp-report html exp -o tiny.html
 check "hp-report html (Score-P sample)" hp-report html \
-    "$HP_SHARED/formats/samples/cube/kripke_p8_profile.cubex" -o kripke.html
+    "$HP_SRCDIR/test/data/cube/kripke_p8_profile.cubex" -o kripke.html
 if [ $mpi = yes ]; then
     check "hp-report html (MPI)" hp-report html mexp -o halo.html
 else

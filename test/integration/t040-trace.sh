@@ -6,7 +6,7 @@
 # TRACE BUFFER FLUSH regions) without losing events.
 . "$HP_SRCDIR/test/integration/lib.sh"
 plan 18
-OTF2CHECK="$PY $HP_SHARED/tools/otf2check.py"
+OTF2CHECK="$PY $HP_SRCDIR/test/tools/otf2check.py"
 
 check "build calltree.c" hp-instrument gcc -O1 -o calltree "$PROGRAMS/calltree.c"
 HP_ENABLE_TRACING=true HP_EXPERIMENT_DIRECTORY=exp check "run with tracing" ./calltree

@@ -9,7 +9,7 @@
 # Barrier, 2 Reduce) and an Allreduce on the split communicator (t043 tests more).
 . "$HP_SRCDIR/test/integration/lib.sh"
 plan 10
-OTF2CHECK="$PY $HP_SHARED/tools/otf2check.py"
+OTF2CHECK="$PY $HP_SRCDIR/test/tools/otf2check.py"
 
 check "build traffic.c with hp-instrument mpicc" hp-instrument mpicc -O1 -o traffic "$PROGRAMS/mpi/traffic.c"
 HP_ENABLE_TRACING=true HP_EXPERIMENT_DIRECTORY=exp check "mpiexec -n 4 with tracing" \

@@ -4,7 +4,7 @@
 # global time, corrected by the offsets to rank 0 measured at MPI_Init and MPI_Finalize).
 . "$HP_SRCDIR/test/integration/lib.sh"
 plan 5
-OTF2CHECK="$PY $HP_SHARED/tools/otf2check.py"
+OTF2CHECK="$PY $HP_SRCDIR/test/tools/otf2check.py"
 
 check "build skew.c" hp-instrument mpicc -O1 -o skew "$PROGRAMS/mpi/skew.c"
 HP_ENABLE_TRACING=true HP_EXPERIMENT_DIRECTORY=exp check "mpiexec -n 4 with tracing" \

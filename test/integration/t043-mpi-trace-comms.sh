@@ -11,7 +11,7 @@
 . "$HP_SRCDIR/test/integration/lib.sh"
 . "$PROGRAMS/mpi/mpi-lib.sh"
 plan 24
-OTF2CHECK="$PY $HP_SHARED/tools/otf2check.py"
+OTF2CHECK="$PY $HP_SRCDIR/test/tools/otf2check.py"
 
 # comm_defs ARCHIVE: "comm ID [NAME] parent PARENT" and "group ID  MEMBER..." (the
 # COMM_GROUP / COMM_SELF groups, members as COMM_LOCATIONS indices = world ranks).
@@ -103,7 +103,7 @@ check "Enter events per region and rank = profile visits" diff -u visits.txt ent
 
 # The archive cannot be opened on rank 1 only: every rank must skip OTF2's collectives.
 check "build the access() shim" cc -shared -fPIC -o deny.so "$MPIPROGS/deny-access.c" -ldl
-mpirun4 HP_ENABLE_TRACING=true HP_EXPERIMENT_DIRECTORY=denied LD_PRELOAD="$WORK/deny.so" \
+mpirun4 HP_ENABLE_TRACING=true HP_EXPERIMENT_DIRECTORY=denied LD_PRELOAD="${LD_PRELOAD:+$LD_PRELOAD:}$WORK/deny.so" \
     HP_TEST_DENY_RANK=1 HP_TEST_DENY_PATH=denied ./comms > denied.out 2> denied.err
 check_eq "open failing on rank 1: exit 0 (no hang), profile written, no archive" \
     "0 yes no" "$? $(test -f denied/profile.cubex && echo yes || echo no) $(test -e denied/traces.otf2 && echo yes || echo no)"

@@ -13,7 +13,7 @@ check "build thread_requests.c" hp-instrument mpicc -O1 -o threads \
     "$PROGRAMS/mpi/thread_requests.c" -lpthread
 HP_ENABLE_TRACING=true HP_EXPERIMENT_DIRECTORY=exp check "traced run, 2 ranks x 2 threads" \
     timeout 120 mpiexec -n 2 ./threads
-$PY "$HP_SHARED/tools/otf2check.py" exp/traces.otf2 > check.txt 2>&1
+$PY "$HP_SRCDIR/test/tools/otf2check.py" exp/traces.otf2 > check.txt 2>&1
 check "otf2check.py: no request completed on another location or never" sh -c \
     "grep -q '^INFO  events:' check.txt && ! grep -q 'p2p-request' check.txt"
 check_eq "12000 of each non-blocking event kind" \

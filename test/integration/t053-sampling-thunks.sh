@@ -12,6 +12,18 @@
 . "$HP_SRCDIR/test/integration/lib.sh"
 plan 12
 
+# Sanitizer builds: the preloaded ASan runtime comes before hpmeasure in the lookup
+# order and defines the unwinder's entry points too, so hp_thunks_setup refuses thunks
+# ("_Unwind_RaiseException does not reach hpmeasure's guard"), as designed. Every check
+# here is about thunks, so they are skipped, saying why (doc/testing.md).
+if [ -n "${HP_ASAN_RUNTIME:-}" ]; then
+    while [ "$hp_count" -lt 12 ]; do
+        hp_count=$((hp_count + 1))
+        echo "ok $hp_count - thunk stack # SKIP sanitizer build: the preloaded ASan runtime precedes the thunk guards, so thunks are refused by design"
+    done
+    exit 0
+fi
+
 SRC="$PROGRAMS/sampling/thunks.cpp"
 check "build thunks.cpp plain" mpicxx -O1 -g -o thunks-plain "$SRC" -lpthread
 check "build thunks.cpp with --nocompiler" hp-instrument --nocompiler mpicxx -O1 -o thunks "$SRC" -lpthread

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """cubedump.py - print the contents of a Cube4 (.cubex) profile as stable text lines.
 
-An independent reader for the integration tests: it follows shared/formats/CUBE4-OTF2.md
+An independent reader for the integration tests: it follows doc/formats/CUBE4-OTF2.md
 (tar container, anchor.xml, sparse index, per-metric call-tree enumeration) and shares
 no code with measurement/cube_writer.c, so that a writer bug shows up as a difference.
 Python 3 standard library only.

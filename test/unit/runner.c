@@ -1,7 +1,8 @@
 /*
  * Runs the tests of one unit-test file (linked together with it), each in a child
  * process with a timeout, and prints TAP for automake's tap-driver. A test passes when
- * its function returns 0 and the child exits normally.
+ * its function returns 0 and the child exits normally; in a sanitizer build (configure
+ * --enable-sanitizers) it must also leave no leaked memory behind.
  *
  * Usage: test-<module> [NAME]   (NAME runs only that test, in this process, for gdb).
  */
@@ -13,6 +14,14 @@
 #include <unistd.h>
 
 #include "test.h"
+
+/* The child ends with _exit, which skips LeakSanitizer's check at exit: run it there. */
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/lsan_interface.h>
+#define LEAK_CHECK() __lsan_do_recoverable_leak_check()
+#else
+#define LEAK_CHECK() 0
+#endif
 
 enum { TEST_TIMEOUT_SECONDS = 60 };
 
@@ -26,7 +35,12 @@ static int run_in_child(const struct hp_test *t)
     }
     if (pid == 0) {
         alarm(TEST_TIMEOUT_SECONDS);
-        _exit(t->fn() == 0 ? 0 : 1);
+        int rc = t->fn();
+        if (rc == 0 && LEAK_CHECK() != 0) {
+            fprintf(stderr, "%s: memory leaked (LeakSanitizer's report above)\n", t->name);
+            rc = 1;
+        }
+        _exit(rc == 0 ? 0 : 1);
     }
     int status;
     while (waitpid(pid, &status, 0) < 0)

@@ -20,7 +20,7 @@
 #include "test.h"
 
 #ifndef HP_SAMPLES_DIR
-#define HP_SAMPLES_DIR "../shared/formats/samples/cube"
+#define HP_SAMPLES_DIR "test/data/cube"
 #endif
 
 /* ------------------------------------------------------------------ helpers */

@@ -1,14 +1,14 @@
 /*
  * Tests of the Cube4 writer (measurement/cube_writer.c). Profiles are built by hand,
- * written into a temporary directory, and then checked from outside: the shared
- * structural checker (shared/tools/cubecheck.py) must pass without errors or warnings,
+ * written into a temporary directory, and then checked from outside: the
+ * structural checker (test/tools/cubecheck.py) must pass without errors or warnings,
  * and the independent reader test/tools/cubedump.py must print exactly the values the
  * test put in. The sparse index bytes are also checked here against the format doc, and
  * cubedump.py itself is checked against files written by CubeW/Score-P with known values,
  * so that a bug shared by writer and reader cannot hide.
  *
- * Paths: HP_SRCDIR (top source dir, default ".") and HP_SHARED (default "../shared"),
- * so that it runs by hand from the top of the tree.
+ * Paths: HP_SRCDIR (top source dir, default "."), so that it runs by hand from the top
+ * of the tree; the checker and the sample files are in test/tools and test/data there.
  */
 #include <errno.h>
 #include <math.h>
@@ -38,9 +38,13 @@ static const char *srcdir(void)
     return env_or("HP_SRCDIR", ".");
 }
 
-static const char *shareddir(void)
+/* Sample files written by other tools (test/data/SOURCES.md). */
+static const char *datadir(void)
 {
-    return env_or("HP_SHARED", "../shared");
+    static char dir[4096];
+    if (!dir[0])
+        snprintf(dir, sizeof dir, "%s/test/data", srcdir());
+    return dir;
 }
 
 /* A fresh directory for one test's files; removed by remove_tmpdir on success (kept for
@@ -107,7 +111,7 @@ static char *cubedump(const char *option, const char *file)
 static int cubecheck(const char *file)
 {
     char cmd[8192];
-    snprintf(cmd, sizeof cmd, PY " '%s/tools/cubecheck.py' '%s' 2>&1", shareddir(), file);
+    snprintf(cmd, sizeof cmd, PY " '%s/test/tools/cubecheck.py' '%s' 2>&1", srcdir(), file);
     int status;
     char *out = run(cmd, &status);
     int bad = status != 0 || !out || strstr(out, "ERROR") || strstr(out, "WARN");
@@ -637,14 +641,13 @@ TEST(invalid_profile_is_refused)
     return 0;
 }
 
-/* cubedump.py against the golden file written by CubeW 4.8.2 (shared/formats/samples,
- * SOURCES.md): visits[c][l] = 100c + l, exclusive time c + l/10 for c < 4, cnode 4 not
- * stored (0); cnodes are in DFS order there, locations 0..3. */
+/* cubedump.py against the golden file written by CubeW 4.8.2 (test/data/SOURCES.md):
+ * visits[c][l] = 100c + l, exclusive time c + l/10 for c < 4, cnode 4 not stored (0);
+ * cnodes are in DFS order there, locations 0..3. */
 TEST(cubedump_reads_cubew_reference)
 {
     char file[4200];
-    snprintf(file, sizeof file, "%s/formats/samples/cube/reference_cubew482.cubex",
-             shareddir());
+    snprintf(file, sizeof file, "%s/cube/reference_cubew482.cubex", datadir());
     char *out = cubedump("", file);
     ASSERT(out != NULL);
     int k = 0;
@@ -690,13 +693,13 @@ static int compare_csv(const char *csv_path, char **lines, int nlines, const cha
 }
 
 /* cubedump.py against a Score-P 8.4 profile and cube_dump's CSVs of it (from pycubexr's
- * test data, see SOURCES.md). min/max are compared with the exclusive CSV only: the
- * inclusive CSV aggregates them over subtrees, cubedump prints them as stored. */
+ * test data, see test/data/SOURCES.md). min/max are compared with the exclusive CSV only:
+ * the inclusive CSV aggregates them over subtrees, cubedump prints them as stored. */
 TEST(cubedump_matches_scorep_csv)
 {
     char file[4200], csv[4200];
-    const char *base = "formats/samples/cube/scorep84_call_tree_test";
-    snprintf(file, sizeof file, "%s/%s.cubex", shareddir(), base);
+    const char *base = "cube/scorep84_call_tree_test";
+    snprintf(file, sizeof file, "%s/%s.cubex", datadir(), base);
     char *out = cubedump("", file);
     ASSERT(out != NULL);
     char *lines[64];
@@ -706,9 +709,9 @@ TEST(cubedump_matches_scorep_csv)
     ASSERT_INT_EQ(n, 18);
     static const char *const excl_keys[4] = { "visits", "time_excl", "min_time", "max_time" };
     static const char *const incl_keys[4] = { NULL, "time_incl", NULL, NULL };
-    snprintf(csv, sizeof csv, "%s/%s.excl.csv", shareddir(), base);
+    snprintf(csv, sizeof csv, "%s/%s.excl.csv", datadir(), base);
     int rc = compare_csv(csv, lines, n, excl_keys);
-    snprintf(csv, sizeof csv, "%s/%s.incl.csv", shareddir(), base);
+    snprintf(csv, sizeof csv, "%s/%s.incl.csv", datadir(), base);
     rc = rc ? rc : compare_csv(csv, lines, n, incl_keys);
     ASSERT_STR_CONTAINS(lines[2], "test.x/main/signed char\t0\t");
     free(out);
@@ -731,9 +734,9 @@ TEST(cubedump_rejects_broken_files)
     ASSERT_STR_CONTAINS(out, "not-a-tar.cubex");
     free(out);
     snprintf(cmd, sizeof cmd,
-             PY " '%s/test/tools/cubedump.py' '%s/formats/samples/cube/"
+             PY " '%s/test/tools/cubedump.py' '%s/cube/"
                 "quirk_aligned_member_cubewpad.cubex' 2>&1",
-             srcdir(), shareddir());
+             srcdir(), datadir());
     out = run(cmd, &status);
     ASSERT_INT_EQ(status, 1);
     ASSERT_STR_CONTAINS(out, "multiple of 512");

@@ -2,7 +2,7 @@
  * Unit tests of the OTF2 trace writer (otf2-writer/trace_writer.h): archives written from
  * hand-built profiles and event streams are read back by the independent tools, otf2-print
  * (must exit 0; its ENTER/LEAVE lines give the exact events per location) and
- * ../shared/tools/otf2check.py (definitions, timestamps, nesting, event counts), and the
+ * test/tools/otf2check.py (definitions, timestamps, nesting, event counts), and the
  * definitions are compared with Score-P's layout. Error paths: unusable directories,
  * bad events, misuse.
  */
@@ -85,18 +85,13 @@ static int run(const char *command, char **output)
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-/* ../shared/tools/otf2check.py: $HP_SHARED, else beside the source tree. */
+/* test/tools/otf2check.py under $HP_SRCDIR, else under the current directory (a run by
+ * hand from the top of the tree). */
 static const char *otf2check_path(void)
 {
     static char path[4096];
-    const char *shared = getenv("HP_SHARED");
     const char *src = getenv("HP_SRCDIR");
-    if (shared != NULL && shared[0])
-        snprintf(path, sizeof path, "%s/tools/otf2check.py", shared);
-    else if (src != NULL && src[0])
-        snprintf(path, sizeof path, "%s/../shared/tools/otf2check.py", src);
-    else
-        snprintf(path, sizeof path, "../shared/tools/otf2check.py");
+    snprintf(path, sizeof path, "%s/test/tools/otf2check.py", src != NULL && src[0] ? src : ".");
     return path;
 }
 
@@ -105,7 +100,7 @@ static int otf2check_passes(const char *dir)
 {
     char *cmd, *out = NULL;
     if (access(otf2check_path(), R_OK) != 0) {
-        fprintf(stderr, "otf2check.py not found at %s (set HP_SHARED)\n", otf2check_path());
+        fprintf(stderr, "otf2check.py not found at %s (set HP_SRCDIR)\n", otf2check_path());
         return 0;
     }
     if (asprintf(&cmd, "/usr/bin/python3 '%s' '%s/traces.otf2'", otf2check_path(), dir) < 0)

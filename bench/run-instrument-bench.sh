@@ -18,7 +18,7 @@
 # and noisy). Every build must print the same checksum as the plain one: a difference
 # fails the script, since then instrumentation changed what the program computes. Prints
 # a table of loop times (wall-clock and CPU) and ratios to plain, with the "estimated
-# dilation" each experiment's summary.txt gives, then one `bench: name=value` line per
+# dilation" the summary.txt of each variant's fastest run gives, then one `bench: name=value` line per
 # figure. Without the plug-in (not built, or CXX cannot load it), (c)-(e) are skipped.
 #
 # Usage: run-instrument-bench.sh BUILDDIR [REPS]
@@ -102,8 +102,8 @@ fi
 
 # ---------------------------------------------------------------- run
 # The figures of one run: "WALL_NS CPU_NS CHECKSUM"; stops the script on failure. A
-# measured run writes its experiment to exp-VARIANT, which stays until the next round
-# (the last round's for inspection).
+# measured run writes its experiment to exp-VARIANT; the fastest run's is kept as
+# best-VARIANT.
 run() {
     exp="$WORK/exp-$1"
     rm -rf "$exp"
@@ -173,21 +173,27 @@ while [ "$rep" -le "$REPS" ]; do
         fi
         keep_min "min_$v" "$t"
         keep_min "cpu_$v" "$c"
+        # The estimate printed next to the minimum must come from that same run.
+        best=''
+        eval "best=\$min_$v"
+        if [ "$best" = "$t" ] && [ -d "exp-$v" ]; then
+            rm -rf "best-$v"
+            mv "exp-$v" "best-$v" || die "cannot keep exp-$v"
+        fi
     done
     rep=$((rep + 1))
 done
 
 # ---------------------------------------------------------------- what the experiments say
-# dilation VARIANT: the "estimated dilation: N%" of its last experiment, or n/a.
+# dilation VARIANT: the "estimated dilation: N%" of its fastest run's experiment, or n/a.
 dilation() {
-    sed -n 's/^ *estimated dilation: *\([0-9.]*\)%.*/\1/p' "exp-$1/summary.txt" 2>/dev/null |
+    sed -n 's/^ *estimated dilation: *\([0-9.]*\)%.*/\1/p' "best-$1/summary.txt" 2>/dev/null |
         head -n 1 | grep . || echo n/a
 }
 
-# The last round's experiments must be balanced profiles of what each variant claims.
 for v in $VARIANTS; do
     [ "$v" = plain ] && continue
-    [ -f "exp-$v/summary.txt" ] || die "$v wrote no summary.txt (see $WORK/run.log)"
+    [ -f "best-$v/summary.txt" ] || die "$v wrote no summary.txt (see $WORK/run.log)"
 done
 est_cyg=$(dilation cyg)
 est_plugin=n/a est_budget=n/a est_filtered=n/a
@@ -196,13 +202,13 @@ if [ "$PLUGIN" = yes ]; then
     est_plugin=$(dilation plugin)
     est_budget=$(dilation budget)
     instrumented=$(sed -n 's/.*GCC plug-in: \([0-9]*\) functions instrumented.*/\1/p' \
-        exp-plugin/summary.txt | head -n 1)
+        best-plugin/summary.txt | head -n 1)
     demoted=$(sed -n 's/.*; \([0-9]*\) regions\{0,1\} switched off during the run.*/\1/p' \
-        exp-budget/summary.txt | head -n 1)
+        best-budget/summary.txt | head -n 1)
     if [ -n "${min_filtered:-}" ]; then
         est_filtered=$(dilation filtered)
         filtered_out=$(sed -n 's/.*, \([0-9]*\) by the compile-time filter.*/\1/p' \
-            exp-filtered/summary.txt | head -n 1)
+            best-filtered/summary.txt | head -n 1)
     fi
 fi
 
@@ -253,7 +259,7 @@ BEGIN {
         printf "  plug-in: %d functions instrumented; the budget switched off %d, the filter left out %d\n", \
             instrumented, demoted, filtered_out
     printf "  every build printed checksum %s (the cyg build its own, for %d steps)\n", sum, cyg_steps
-    printf "  est. dil. = the \"estimated dilation\" line of the experiment'"'"'s summary.txt\n\n"
+    printf "  est. dil. = the \"estimated dilation\" line of the fastest run'"'"'s summary.txt\n\n"
 
     printf "bench: instrument_repetitions=%d\n", reps
     printf "bench: instrument_steps=%d\n", steps

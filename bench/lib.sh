@@ -10,6 +10,11 @@
 #                       124 on time-out) with the given variables, through
 #                       `$MPIEXEC -n NRANKS` when NRANKS > 0; output to stdout, errors
 #                       appended to run.log
+# keep_min NAME VALUE   sets the variable NAME to the count VALUE when NAME is empty or
+#                       larger (the minimum over a benchmark's rounds)
+# plugin_cflags BUILDDIR COMPILER
+#                       prints the flags that compile with hpmeasure's GCC plug-in, or
+#                       nothing when BUILDDIR has no plug-in or COMPILER cannot load it
 
 die() {
     echo "bench: error: $*" >&2
@@ -45,4 +50,23 @@ launch() {
         done
         if [ "$n" -gt 0 ]; then exec $mpiexec -n "$n" "$@"; else exec "$@"; fi' \
         launch "$_n" "${MPIEXEC:-mpiexec}" "$@" 2>>run.log </dev/null
+}
+
+keep_min() {
+    eval "_cur=\${$1:-}"
+    if [ -z "$_cur" ] || [ "$2" -lt "$_cur" ]; then
+        eval "$1=\$2"
+    fi
+}
+
+# Until hp-instrument uses the plug-in by default, the benchmarks compile with it
+# explicitly; then these flags become hp-instrument's default (and its --no-plugin the
+# old -finstrument-functions builds). The link step is the same either way.
+plugin_cflags() {
+    _so=$1/.libs/hpmeasure/hpmeasure_gcc.so
+    [ -f "$_so" ] || return 0
+    # A compiler that is not the GCC the plug-in was built for refuses it.
+    echo 'int hp_bench_probe(void) { return 0; }' |
+        "$2" -x c -fplugin="$_so" -c -o /dev/null - >/dev/null 2>&1 || return 0
+    echo "-g -fplugin=$_so"
 }

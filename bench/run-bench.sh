@@ -8,6 +8,12 @@
 #   (c) unfiltered   hp-instrument with our core
 #   (d) filtered     the same binary as (c), with `leaf` excluded by a filter file
 #   (d') allfiltered the same, with `leaf` and `mid` excluded (every call filtered)
+#   (f) plugin       bench-calls.c compiled with hpmeasure's GCC plug-in, linked to our
+#                    core by hp-instrument (skipped when there is no plug-in or CC cannot
+#                    load it)
+#   (g) pfiltered    the same binary as (f), with `leaf` excluded: its descriptor is
+#                    switched off at its first call, so a call costs a load and a branch
+#   (g') pallfiltered the same, with `leaf` and `mid` excluded
 # and measures (e) the cost of one timestamp read with bench-timer.c. Each variant runs
 # REPS times, interleaved, and the minimum counts (the machine is shared and noisy).
 # Prints a table, then one `bench: name=value` line per figure.
@@ -81,6 +87,18 @@ build env HP_INSTRUMENT_LIBDIR="$CORELIBDIR" HP_INSTRUMENT_INCLUDEDIR="$SRCDIR/i
     "$INSTRUMENT" $CC $CFLAGS_BENCH -o core "$BENCHDIR/bench-calls.c"
 # shellcheck disable=SC2086
 build $CC $CFLAGS_BENCH -o timer "$BENCHDIR/bench-timer.c"
+# (f), (g) and (g'): compiled with the plug-in's flags by hand, linked through
+# hp-instrument as (c) is (the plug-in does not change the link). Once hp-instrument
+# uses the plug-in by default, this compile step becomes `$INSTRUMENT $CC ...`, and the
+# builds of (b) to (c) need --no-plugin.
+PLUGIN_CFLAGS=$(plugin_cflags "$BUILDDIR" "$CC")
+if [ -n "$PLUGIN_CFLAGS" ]; then
+    # shellcheck disable=SC2086 # both hold several words on purpose
+    build $CC $CFLAGS_BENCH $PLUGIN_CFLAGS -c -o plugin.o "$BENCHDIR/bench-calls.c"
+    # shellcheck disable=SC2086
+    build env HP_INSTRUMENT_LIBDIR="$CORELIBDIR" HP_INSTRUMENT_INCLUDEDIR="$SRCDIR/include" \
+        "$INSTRUMENT" $CC $CFLAGS_BENCH -o plugin plugin.o
+fi
 
 cat >filter.txt <<'EOF'
 SCOREP_REGION_NAMES_BEGIN
@@ -105,6 +123,11 @@ run() {
             HP_FILTERING_FILE="$WORK/filter.txt" ./core "$N") ;;
         allfiltered) out=$(HP_EXPERIMENT_DIRECTORY="$WORK/exp-$1" \
             HP_FILTERING_FILE="$WORK/filter-all.txt" ./core "$N") ;;
+        plugin) out=$(HP_EXPERIMENT_DIRECTORY="$WORK/exp-$1" ./plugin "$N") ;;
+        pfiltered) out=$(HP_EXPERIMENT_DIRECTORY="$WORK/exp-$1" \
+            HP_FILTERING_FILE="$WORK/filter.txt" ./plugin "$N") ;;
+        pallfiltered) out=$(HP_EXPERIMENT_DIRECTORY="$WORK/exp-$1" \
+            HP_FILTERING_FILE="$WORK/filter-all.txt" ./plugin "$N") ;;
     esac || die "$1 run failed (exit status $?)"
     ns=${out#ns=}
     ns=${ns%% *}
@@ -114,15 +137,18 @@ run() {
 
 VARIANTS="plain bare tsc unfiltered filtered allfiltered"
 min_plain='' min_bare='' min_tsc='' min_unfiltered='' min_filtered='' min_allfiltered=''
+min_plugin='' min_pfiltered='' min_pallfiltered=''
+PLUGIN=no
+if [ -n "$PLUGIN_CFLAGS" ]; then
+    PLUGIN=yes
+    VARIANTS="$VARIANTS plugin pfiltered pallfiltered"
+fi
 rep=1
 while [ "$rep" -le "$REPS" ]; do
     for v in $VARIANTS; do
         rm -rf "$WORK/exp-$v"
         t=$(run "$v") || exit 1
-        eval "cur=\$min_$v"
-        if [ -z "$cur" ] || [ "$t" -lt "$cur" ]; then
-            eval "min_$v=$t"
-        fi
+        keep_min "min_$v" "$t"
     done
     # One repetition of the timestamp loops per round, so they see the same noise.
     ./timer 2000000 1 >>timer.txt || die "timer run failed"
@@ -133,8 +159,13 @@ done
 TIMER=$(sed -n 's/^timer: *//p' "$WORK/exp-unfiltered/summary.txt" 2>/dev/null)
 [ -n "$TIMER" ] || TIMER=unknown
 # The last experiments stay for inspection; the filters must have worked.
-if grep -q ' leaf$' "$WORK/exp-filtered/summary.txt" "$WORK/exp-allfiltered/summary.txt" ||
-    grep -q ' mid$' "$WORK/exp-allfiltered/summary.txt"; then
+FILTERED_EXPS="$WORK/exp-filtered/summary.txt" ALLFILTERED_EXPS="$WORK/exp-allfiltered/summary.txt"
+if [ "$PLUGIN" = yes ]; then
+    FILTERED_EXPS="$FILTERED_EXPS $WORK/exp-pfiltered/summary.txt"
+    ALLFILTERED_EXPS="$ALLFILTERED_EXPS $WORK/exp-pallfiltered/summary.txt"
+fi
+# shellcheck disable=SC2086 # lists of files
+if grep -q ' leaf$' $FILTERED_EXPS $ALLFILTERED_EXPS || grep -q ' mid$' $ALLFILTERED_EXPS; then
     echo "bench: warning: a filtered run still recorded a filtered function" >&2
 fi
 
@@ -146,6 +177,8 @@ cgt_ns=$(sed -n 's/.*clock_gettime_ns=\([^ ]*\).*/\1/p' timer.txt | sort -g | he
 awk -v n="$N" -v reps="$REPS" -v timer="$TIMER" \
     -v a="$min_plain" -v b="$min_bare" -v bt="$min_tsc" -v c="$min_unfiltered" -v d="$min_filtered" \
     -v e="$min_allfiltered" \
+    -v plugin="$PLUGIN" -v f="${min_plugin:-0}" -v g="${min_pfiltered:-0}" \
+    -v gg="${min_pallfiltered:-0}" \
     -v tsc="$rdtsc_ns" -v cgt="$cgt_ns" '
 function per_call(t) { return (t - a) / calls }
 BEGIN {
@@ -171,6 +204,18 @@ BEGIN {
     printf "  %-36s %25.2f\n", "unfiltered / TSC-only hooks (b\047)", ratio_tsc
     printf "  %-36s %25.2f ns (target <= 2)\n", "filtered (d) - bare hook", filt - bare
     printf "  %-36s %25.2f ns\n", "all filtered (d\047) - bare hook", allf - bare
+    if (plugin == "yes") {
+        pun = per_call(f); pfilt = per_call(g); pallf = per_call(gg)
+        over_cyg = pun > 0 && unf > 0 ? pun / unf : 0
+        printf "\n  %-36s %10s %14s\n", "GCC plug-in (descriptor per function)", "loop [s]", "ns/call"
+        printf "  %-36s %10.3f %14.2f\n", "(f) plug-in, unfiltered", f / 1e9, pun
+        printf "  %-36s %10.3f %14.2f\n", "(g) plug-in, leaf filtered", g / 1e9, pfilt
+        printf "  %-36s %10.3f %14.2f\n", "(g\047) plug-in, leaf+mid filtered", gg / 1e9, pallf
+        printf "  %-36s %25.2f    (target <= 1)\n", "plug-in unfiltered / hpmeasure (c)", over_cyg
+        printf "  %-36s %25.2f ns (target <= 1)\n", "filtered call (g\047) - plain", pallf
+    } else {
+        printf "\n  GCC plug-in variants: skipped (no plug-in built, or the compiler cannot load it)\n"
+    }
     printf "  for scale, Score-P (published): ~65 ns/call unfiltered, ~11 ns/call filtered\n\n"
 
     printf "bench: mid_calls=%d\n", n
@@ -190,5 +235,12 @@ BEGIN {
     printf "bench: unfiltered_over_tsc_hooks=%.2f\n", ratio_tsc
     printf "bench: filtered_minus_bare_ns=%.2f\n", filt - bare
     printf "bench: allfiltered_minus_bare_ns=%.2f\n", allf - bare
+    if (plugin == "yes") {
+        printf "bench: plugin_unfiltered_ns_per_call=%.2f\n", pun
+        printf "bench: plugin_filtered_ns_per_call=%.2f\n", pfilt
+        printf "bench: plugin_allfiltered_ns_per_call=%.2f\n", pallf
+        printf "bench: plugin_unfiltered_over_cyg=%.2f\n", over_cyg
+    } else
+        printf "bench: plugin=skipped\n"
 }'
 exit 0

@@ -1,0 +1,277 @@
+#!/bin/sh
+# The compiler-instrumentation benchmark of issue 11 (`make bench`; doc/bench.md,
+# "Compiler instrumentation of C++", explains the figures).
+#
+# Builds stencil-proxy.cpp (an accessor-heavy C++ stencil in the style of LULESH or
+# miniFE) five ways and times them side by side in one run:
+#   (a) plain       g++ -O2, no instrumentation
+#   (b) cyg         -finstrument-functions with our core (what hp-instrument does today,
+#                   and --no-plugin later). Tens of times slower: it runs a tenth of the
+#                   steps and its times are scaled up by ten (every step does the same
+#                   work)
+#   (c) plugin      hpmeasure's GCC plug-in, its defaults (functions declared inline,
+#                   compiler-generated ones and system headers' left out)
+#   (d) budget      the binary of (c) run with HP_OVERHEAD_BUDGET=5
+#   (e) filtered    the plug-in with the compile-time filter that (d) wrote
+#                   (demoted.filter in its experiment; hp-instrument --instrument-filter)
+# Each variant runs REPS times, interleaved, and the minimum counts (the machine is shared
+# and noisy). Every build must print the same checksum as the plain one: a difference
+# fails the script, since then instrumentation changed what the program computes. Prints
+# a table of loop times (wall-clock and CPU) and ratios to plain, with the "estimated
+# dilation" the summary.txt of each variant's fastest run gives, then one `bench: name=value` line per
+# figure. Without the plug-in (not built, or CXX cannot load it), (c)-(e) are skipped.
+#
+# Usage: run-instrument-bench.sh BUILDDIR [REPS]
+#   BUILDDIR   top build directory (hp-instrument, .libs/libhpmeasure.so and
+#              .libs/hpmeasure/hpmeasure_gcc.so)
+#   REPS       repetitions per variant (default 5)
+# Environment: CXX (default g++) compiles the workload. HP_BENCH_INSTRUMENT_STEPS
+# (default 120, at least 10) sets its time steps on a 256 x 256 element mesh.
+#
+# Exits 0 whatever the timings are; 1 when something could not be built or run or a
+# checksum differs, 2 on bad arguments.
+
+set -u
+
+usage() {
+    echo "usage: $0 BUILDDIR [REPS]" >&2
+    exit 2
+}
+
+BENCHDIR=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench/lib.sh
+. "$BENCHDIR/lib.sh"
+
+if [ $# -lt 1 ] || [ $# -gt 2 ]; then
+    usage
+fi
+BUILDDIR=$(cd "$1" 2>/dev/null && pwd) || die "no build directory '$1'"
+REPS=${2:-5}
+is_count "$REPS" || usage
+CXX=${CXX:-g++}
+SIZE=256
+STEPS=${HP_BENCH_INSTRUMENT_STEPS:-120}
+if ! is_count "$STEPS" || [ "$STEPS" -lt 10 ]; then
+    die "HP_BENCH_INSTRUMENT_STEPS must be a count >= 10"
+fi
+CYG_STEPS=$((STEPS / 10)) # the -finstrument-functions build's steps, scaled up afterwards
+BUDGET=5                  # HP_OVERHEAD_BUDGET of (d), percent
+TIME_LIMIT=300            # seconds for one run; a hang must not stall `make bench`
+
+SRCDIR=$(dirname "$BENCHDIR")
+INSTRUMENT=$BUILDDIR/hp-instrument
+CORELIBDIR=$BUILDDIR/.libs
+[ -x "$INSTRUMENT" ] || die "$INSTRUMENT not found (run make first)"
+[ -f "$CORELIBDIR/libhpmeasure.so" ] || die "$CORELIBDIR/libhpmeasure.so not found (run make first)"
+
+# Inside bench/work (which `make clean` removes); run-bench.sh empties bench/work when
+# it starts, so `make bench` runs it before this script.
+WORK=$BUILDDIR/bench/work/instrument
+rm -rf "$WORK"
+mkdir -p "$WORK" || die "cannot create $WORK"
+cd "$WORK" || die "cannot enter $WORK"
+
+# Settings of the caller must not leak into the runs (each variant sets its own).
+unset HP_FILTERING_FILE HP_EXPERIMENT_DIRECTORY HP_VERBOSE HP_OVERHEAD_BUDGET \
+    HP_SAMPLING_FREQUENCY
+export HP_INSTRUMENT_LIBDIR="$CORELIBDIR" HP_INSTRUMENT_INCLUDEDIR="$SRCDIR/include"
+
+# ---------------------------------------------------------------- build
+SRC=$BENCHDIR/stencil-proxy.cpp
+# -ffp-contract=off: builds that inline differently must not fuse different
+# multiply-adds (where there is FMA), so that their checksums agree to the last bit.
+CXXFLAGS_BENCH="-O2 -ffp-contract=off -Wall -Wextra -I$BENCHDIR"
+# shellcheck disable=SC2086 # CXXFLAGS_BENCH holds several words on purpose
+build "$CXX" $CXXFLAGS_BENCH -o plain "$SRC"
+# shellcheck disable=SC2086
+build "$INSTRUMENT" "$CXX" $CXXFLAGS_BENCH -o cyg "$SRC"
+
+# (c)-(e) compile with the plug-in's flags by hand and link through hp-instrument, which
+# adds the core (the plug-in does not change the link). Once hp-instrument uses the
+# plug-in by default, the compile steps become `$INSTRUMENT $CXX ...` and
+# `$INSTRUMENT --instrument-filter=FILE $CXX ...`, and (b) needs --no-plugin.
+PLUGIN_CFLAGS=$(plugin_cflags "$BUILDDIR" "$CXX")
+PLUGIN=yes
+if [ -n "$PLUGIN_CFLAGS" ]; then
+    # shellcheck disable=SC2086 # both hold several words on purpose
+    build "$CXX" $CXXFLAGS_BENCH $PLUGIN_CFLAGS -c -o plugin.o "$SRC"
+    build "$INSTRUMENT" "$CXX" -O2 -o plugin plugin.o
+else
+    PLUGIN=no
+fi
+
+# ---------------------------------------------------------------- run
+# The figures of one run: "WALL_NS CPU_NS CHECKSUM"; stops the script on failure. A
+# measured run writes its experiment to exp-VARIANT; the fastest run's is kept as
+# best-VARIANT.
+run() {
+    exp="$WORK/exp-$1"
+    rm -rf "$exp"
+    case $1 in
+        plain) out=$(launch 0 ./plain "$SIZE" "$STEPS") ;;
+        cyg) out=$(launch 0 HP_EXPERIMENT_DIRECTORY="$exp" ./cyg "$SIZE" "$CYG_STEPS") ;;
+        plugin) out=$(launch 0 HP_EXPERIMENT_DIRECTORY="$exp" ./plugin "$SIZE" "$STEPS") ;;
+        budget) out=$(launch 0 HP_EXPERIMENT_DIRECTORY="$exp" HP_OVERHEAD_BUDGET="$BUDGET" \
+            ./plugin "$SIZE" "$STEPS") ;;
+        filtered) out=$(launch 0 HP_EXPERIMENT_DIRECTORY="$exp" ./filtered "$SIZE" "$STEPS") ;;
+    esac || die "$1 run failed (exit status $?; see $WORK/run.log)"
+    ns=${out#ns=} ns=${ns%% *}
+    cpu=${out#*cpu_ns=} cpu=${cpu%% *}
+    sum=${out#*checksum=} sum=${sum%% *}
+    if ! is_count "$ns" || ! is_count "$cpu" || [ "$sum" = "$out" ]; then
+        die "$1 run printed '$out'"
+    fi
+    if [ "$1" = cyg ]; then
+        ns=$((ns * STEPS / CYG_STEPS)) cpu=$((cpu * STEPS / CYG_STEPS))
+    fi
+    echo "$ns $cpu $sum"
+}
+
+# check_sum VARIANT SUM REFERENCE: fails the script when they differ.
+check_sum() {
+    [ "$2" = "$3" ] ||
+        die "$1 printed checksum $2, the plain build $3: instrumentation changed the results"
+}
+
+# The reference checksums: (b) runs fewer steps than the others.
+REF_SUM=$(run plain) || exit 1
+REF_SUM=${REF_SUM##* }
+CYG_SUM=$(launch 0 ./plain "$SIZE" "$CYG_STEPS") || die "plain run failed (see $WORK/run.log)"
+CYG_SUM=${CYG_SUM#*checksum=} CYG_SUM=${CYG_SUM%% *}
+
+VARIANTS="plain cyg"
+if [ "$PLUGIN" = yes ]; then
+    VARIANTS="$VARIANTS plugin budget"
+    # The filter of (e) is what a budget run switched off, as a user would build it.
+    t=$(run budget) || exit 1
+    check_sum budget "${t##* }" "$REF_SUM"
+    if [ -f exp-budget/demoted.filter ]; then
+        cp exp-budget/demoted.filter demoted.filter
+        # shellcheck disable=SC2086
+        build "$CXX" $CXXFLAGS_BENCH $PLUGIN_CFLAGS \
+            -fplugin-arg-hpmeasure_gcc-filter="$WORK/demoted.filter" -c -o filtered.o "$SRC"
+        build "$INSTRUMENT" "$CXX" -O2 -o filtered filtered.o
+        VARIANTS="$VARIANTS filtered"
+    else
+        echo "bench: warning: HP_OVERHEAD_BUDGET=$BUDGET switched nothing off; (e) skipped" >&2
+    fi
+fi
+
+for v in $VARIANTS; do
+    eval "min_$v='' cpu_$v=''"
+done
+rep=1
+while [ "$rep" -le "$REPS" ]; do
+    for v in $VARIANTS; do
+        t=$(run "$v") || exit 1
+        sum=${t##* } t=${t% *}
+        c=${t#* } t=${t%% *}
+        if [ "$v" = cyg ]; then
+            check_sum "$v" "$sum" "$CYG_SUM"
+        else
+            check_sum "$v" "$sum" "$REF_SUM"
+        fi
+        keep_min "min_$v" "$t"
+        keep_min "cpu_$v" "$c"
+        # The estimate printed next to the minimum must come from that same run.
+        best=''
+        eval "best=\$min_$v"
+        if [ "$best" = "$t" ] && [ -d "exp-$v" ]; then
+            rm -rf "best-$v"
+            mv "exp-$v" "best-$v" || die "cannot keep exp-$v"
+        fi
+    done
+    rep=$((rep + 1))
+done
+
+# ---------------------------------------------------------------- what the experiments say
+# dilation VARIANT: the "estimated dilation: N%" of its fastest run's experiment, or n/a.
+dilation() {
+    sed -n 's/^ *estimated dilation: *\([0-9.]*\)%.*/\1/p' "best-$1/summary.txt" 2>/dev/null |
+        head -n 1 | grep . || echo n/a
+}
+
+for v in $VARIANTS; do
+    [ "$v" = plain ] && continue
+    [ -f "best-$v/summary.txt" ] || die "$v wrote no summary.txt (see $WORK/run.log)"
+done
+est_cyg=$(dilation cyg)
+est_plugin=n/a est_budget=n/a est_filtered=n/a
+instrumented=0 demoted=0 filtered_out=0
+if [ "$PLUGIN" = yes ]; then
+    est_plugin=$(dilation plugin)
+    est_budget=$(dilation budget)
+    instrumented=$(sed -n 's/.*GCC plug-in: \([0-9]*\) functions instrumented.*/\1/p' \
+        best-plugin/summary.txt | head -n 1)
+    demoted=$(sed -n 's/.*; \([0-9]*\) regions\{0,1\} switched off during the run.*/\1/p' \
+        best-budget/summary.txt | head -n 1)
+    if [ -n "${min_filtered:-}" ]; then
+        est_filtered=$(dilation filtered)
+        filtered_out=$(sed -n 's/.*, \([0-9]*\) by the compile-time filter.*/\1/p' \
+            best-filtered/summary.txt | head -n 1)
+    fi
+fi
+
+# ---------------------------------------------------------------- report
+# shellcheck disable=SC2154 # the min_* and cpu_* variables are set by eval
+awk -v reps="$REPS" -v size="$SIZE" -v steps="$STEPS" -v cyg_steps="$CYG_STEPS" \
+    -v budget="$BUDGET" -v plugin="$PLUGIN" -v sum="$REF_SUM" \
+    -v instrumented="${instrumented:-0}" -v demoted="${demoted:-0}" \
+    -v filtered_out="${filtered_out:-0}" \
+    -v a="$min_plain" -v b="$min_cyg" -v c="${min_plugin:-0}" -v d="${min_budget:-0}" \
+    -v e="${min_filtered:-0}" \
+    -v ca="$cpu_plain" -v cb="$cpu_cyg" -v cc="${cpu_plugin:-0}" -v cd="${cpu_budget:-0}" \
+    -v ce="${cpu_filtered:-0}" \
+    -v xb="$est_cyg" -v xc="$est_plugin" -v xd="$est_budget" -v xe="$est_filtered" '
+function ratio(x, y) { return y > 0 ? x / y : 0 }
+function row(name, wall, cpu, est, target) {
+    if (wall == 0) {
+        printf "  %-40s %s\n", name, "skipped"
+        return
+    }
+    printf "  %-40s %8.3f %8.2fx %8.3f %8.2fx %9s%s\n", name, wall / 1e9, ratio(wall, a),
+        cpu / 1e9, ratio(cpu, ca), est == "n/a" ? est : est "%", target
+}
+function key(name, wall, cpu, est) {
+    if (wall == 0) {
+        printf "bench: instrument_%s=skipped\n", name
+        return
+    }
+    printf "bench: instrument_%s_s=%.4f\n", name, wall / 1e9
+    printf "bench: instrument_%s_ratio=%.3f\n", name, ratio(wall, a)
+    printf "bench: instrument_%s_cpu_ratio=%.3f\n", name, ratio(cpu, ca)
+    printf "bench: instrument_%s_estimated_dilation=%s\n", name, est
+}
+BEGIN {
+    printf "hpmeasure compiler instrumentation of C++: stencil-proxy.cpp, %dx%d elements, %d steps, min of %d runs\n\n", size, size, steps, reps
+    printf "  %-40s %8s %9s %8s %9s %9s\n", "variant", "wall [s]", "vs plain", "CPU [s]", "vs plain", "est. dil."
+    row("(a) plain g++ -O2", a, ca, "n/a", "")
+    row("(b) -finstrument-functions + core *", b, cb, xb, "")
+    if (plugin != "yes") {
+        printf "  (c)-(e) GCC plug-in: skipped (not built, or the compiler cannot load it)\n"
+    } else {
+        row("(c) plug-in, defaults", c, cc, xc, "    (target <= 1.25x)")
+        row("(d) plug-in, HP_OVERHEAD_BUDGET=" budget, d, cd, xd, "    (target <= 1.10x)")
+        row("(e) plug-in, filter from (d)", e, ce, xe, "")
+    }
+    printf "  * ran %d steps; its time is scaled to %d\n", cyg_steps, steps
+    if (plugin == "yes")
+        printf "  plug-in: %d functions instrumented; the budget switched off %d, the filter left out %d\n", \
+            instrumented, demoted, filtered_out
+    printf "  every build printed checksum %s (the cyg build its own, for %d steps)\n", sum, cyg_steps
+    printf "  est. dil. = the \"estimated dilation\" line of the fastest run'"'"'s summary.txt\n\n"
+
+    printf "bench: instrument_repetitions=%d\n", reps
+    printf "bench: instrument_steps=%d\n", steps
+    printf "bench: instrument_plain_s=%.4f\n", a / 1e9
+    key("cyg", b, cb, xb)
+    if (plugin == "yes") {
+        key("plugin", c, cc, xc)
+        key("budget", d, cd, xd)
+        key("filtered", e, ce, xe)
+        printf "bench: instrument_plugin_functions=%d\n", instrumented
+        printf "bench: instrument_budget_demoted=%d\n", demoted
+    } else
+        printf "bench: instrument_plugin=skipped\n"
+}'
+exit 0

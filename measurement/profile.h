@@ -26,6 +26,9 @@
 
 #define HP_PROFILE_NO_PARENT UINT32_MAX
 
+/* The Cube attribute that carries hp_profile.interrupted. */
+#define HP_CUBE_ATTR_INTERRUPTED "hpmeasure::interrupted"
+
 typedef struct hp_profile_region {
     const char *name;         /* displayed (demangled) name */
     const char *mangled_name; /* equal to name when there is no other */
@@ -130,6 +133,10 @@ typedef struct hp_profile {
     size_t nunmeasured;
 
     hp_profile_sampling sampling;
+
+    /* NULL or "" for a complete run; else why it was cut short, e.g. "interrupted by
+     * signal 15 (SIGTERM) at 2.500 s" (a Cube attribute, shown by the reports). */
+    const char *interrupted;
 } hp_profile;
 
 #endif

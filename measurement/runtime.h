@@ -24,6 +24,9 @@ void hp_runtime_stop_on_bad_input(const char *what, const char *message);
  * MPI_Finalize was not reached, this rank writes its own profile-rank<r>.cubex. */
 void hp_runtime_finalize(void);
 
+/* True while measurement runs (started, not ended, not disabled). Async-signal-safe. */
+bool hp_runtime_running(void);
+
 /* Stops measurement on every location and accounts their open frames as ending now.
  * Returns false when measurement had ended already (the caller then writes nothing). */
 bool hp_runtime_stop(void);

@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "measurement/profile.h"
+
 /* Element kinds this parser acts on; everything else is EL_OTHER. */
 typedef enum el_kind {
     EL_OTHER,
@@ -285,6 +287,9 @@ static el_kind classify(parser_state *s, const char *name, const XML_Char **atts
         return *index = start_group(s), EL_GROUP;
     if (strcmp(name, "location") == 0 || strcmp(name, "thread") == 0)
         return *index = start_location(s, atts), EL_LOCATION;
+    if (strcmp(name, "attr") == 0 && s->a->interrupted == NULL && /* ours: see cube_writer.c */
+        attr(atts, "key") != NULL && strcmp(attr(atts, "key"), HP_CUBE_ATTR_INTERRUPTED) == 0)
+        s->a->interrupted = dup_or_fail(s, attr(atts, "value") ? attr(atts, "value") : "");
     if (strcmp(name, "attr") == 0 || strcmp(name, "doc") == 0 ||
         strcmp(name, "parameter") == 0 || strcmp(name, "topologies") == 0)
         return EL_SKIP;
@@ -489,6 +494,7 @@ void hp__cube_anchor_release(cube_anchor *a)
     free(a->groups);
     free(a->locations);
     free(a->version);
+    free(a->interrupted);
     memset(a, 0, sizeof(*a));
 }
 

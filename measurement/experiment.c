@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -314,6 +315,22 @@ static void open_frames_time(hp_location *loc, uint64_t now, int sign)
         --f;
         if (f->node != NULL && f->start <= now)
             f->node->incl_ticks += sign > 0 ? now - f->start : -(now - f->start);
+    }
+}
+
+void hp_experiment_wait_for_ranks(int size, int max_ms)
+{
+    for (int ms = 0; ms < max_ms && directory[0] != '\0'; ms += 10) {
+        int found = 0;
+        char path[PATH_SIZE];
+        for (int r = 0; r < size; r++) {
+            snprintf(path, sizeof(path), "%s/profile-rank%d.cubex", directory, r);
+            found += access(path, F_OK) == 0;
+        }
+        if (found >= size)
+            return;
+        struct timespec pause = { 0, 10000000 };
+        nanosleep(&pause, NULL);
     }
 }
 

@@ -226,9 +226,11 @@ void hp_runtime_require_mpi(void)
     mpi_required = true;
 }
 
+static int mpi_size;
+
 void hp_runtime_set_mpi(int rank, int size)
 {
-    (void)size;
+    mpi_size = size;
     mpi_rank = rank;
     mpi_active = true;
 }
@@ -241,6 +243,11 @@ bool hp_runtime_mpi_active(void)
 int hp_runtime_rank(void)
 {
     return mpi_rank;
+}
+
+int hp_runtime_size(void)
+{
+    return mpi_size;
 }
 
 time_t hp_runtime_start_time(void)

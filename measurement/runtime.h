@@ -43,6 +43,7 @@ void hp_runtime_set_mpi_probe(int (*probe)(void));
 void hp_runtime_set_mpi(int rank, int size);
 bool hp_runtime_mpi_active(void);
 int hp_runtime_rank(void);
+int hp_runtime_size(void);
 
 /* Wall-clock time when measurement started (names the experiment directory). */
 time_t hp_runtime_start_time(void);

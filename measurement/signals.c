@@ -40,7 +40,9 @@
 #include "timer.h"
 #include "util/compiler.h"
 
-enum { MAX_SIGNAL = 64, HOLD_WAIT_MS = 30000 };
+/* MPI_GRACE_MS: how long a signalled rank waits for the other ranks' profiles before the
+ * default action ends it (see hp_experiment_wait_for_ranks). */
+enum { MAX_SIGNAL = 64, HOLD_WAIT_MS = 30000, MPI_GRACE_MS = 2000 };
 
 /* glibc's own entry point: the real sigaction below our wrapper. */
 extern int __sigaction(int sig, const struct sigaction *act, struct sigaction *old);
@@ -132,6 +134,8 @@ static bool finalize_for(int sig)
         say(line);
         hp_experiment_set_interrupted(text);
         hp_runtime_finalize();
+        if (hp_runtime_mpi_active() && program_action[sig].sa_handler == SIG_DFL)
+            hp_experiment_wait_for_ranks(hp_runtime_size(), MPI_GRACE_MS);
     }
     atomic_store(&writing, 0);
     return true;

@@ -26,7 +26,7 @@ expect_fail "missing filter file" "nothere\.filt: cannot read" \
 
 hp-info config-vars > vars.txt
 check_eq "hp-info config-vars lists every HP_* variable of DESIGN.md and the sampling issue" \
-    "HP_ENABLE_PROFILING HP_ENABLE_TRACING HP_EXPERIMENT_DIRECTORY HP_FILTERING_FILE HP_TOTAL_MEMORY HP_TIMER HP_SAMPLING_FREQUENCY HP_MPI_UNWIND_EXCLUDE HP_UNWIND_THUNKS HP_MPI_ENABLE_GROUPS HP_MPI_EXCLUDE HP_METRIC_PAPI HP_METRIC_PERF HP_METRIC_RUSAGE HP_VERBOSE" \
+    "HP_ENABLE_PROFILING HP_ENABLE_TRACING HP_EXPERIMENT_DIRECTORY HP_FILTERING_FILE HP_TOTAL_MEMORY HP_TIMER HP_SAMPLING_FREQUENCY HP_MPI_UNWIND_EXCLUDE HP_UNWIND_THUNKS HP_MPI_ENABLE_GROUPS HP_MPI_EXCLUDE HP_METRIC_PAPI HP_METRIC_PERF HP_METRIC_RUSAGE HP_FINALIZE_SIGNALS HP_DUMP_SIGNAL HP_VERBOSE" \
     "$(grep '^HP_' vars.txt | tr '\n' ' ' | sed 's/ $//')"
 check "config-vars shows the default of HP_TOTAL_MEMORY" grep -qx "  Default: 16M" vars.txt
 expect_fail "hp-info config rejects a bad value too" "HP_TIMER='x' is not valid" env HP_TIMER=x hp-info config

@@ -13,6 +13,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "signal_names.h"
+
 hp_config hp_cfg;
 
 typedef enum var_type {
@@ -91,6 +93,13 @@ static const config_var config_vars[] = {
       "perf events to record (not available yet)." },
     { "HP_METRIC_RUSAGE", VAR_STRING, "", FIELD(metric_rusage),
       "getrusage fields to record (not available yet)." },
+    { "HP_FINALIZE_SIGNALS", VAR_STRING, "TERM,INT,XCPU,USR2", FIELD(finalize_signals),
+      "Signals that end the measurement cleanly: what was recorded so far is written, "
+      "marked as interrupted, then the program's own handler or the default action runs. "
+      "Names (TERM or SIGTERM) or numbers, comma-separated; none = off. See doc/signals.md." },
+    { "HP_DUMP_SIGNAL", VAR_STRING, "", FIELD(dump_signal),
+      "A signal (e.g. USR1) that writes a snapshot of the profile so far without stopping "
+      "(snapshot-N/ in the experiment directory); empty = off. See doc/signals.md." },
     { "HP_VERBOSE", VAR_UINT, "0", FIELD(verbose),
       "Diagnostic output on stderr: 0 = warnings only, 1 = also what is written where, 2 = more." },
 };
@@ -222,6 +231,20 @@ static const char *check_range(const config_var *v)
     return NULL;
 }
 
+/* Signal lists (signal_names.c): NULL when valid, else why not (into why). */
+static const char *check_signals(const config_var *v, char *why, size_t whylen)
+{
+    const char *s = (const char *)&hp_cfg + v->offset;
+    hp_signal_set set;
+    if (strcmp(v->name, "HP_FINALIZE_SIGNALS") != 0 && strcmp(v->name, "HP_DUMP_SIGNAL") != 0)
+        return NULL;
+    if (hp_signal_parse_list(s, &set, why, whylen) < 0)
+        return why;
+    if (strcmp(v->name, "HP_DUMP_SIGNAL") == 0 && (set & (set - 1)) != 0)
+        return "one signal only";
+    return NULL;
+}
+
 static void append(char *err, size_t errlen, const char *fmt, ...)
 {
     size_t used = strlen(err);
@@ -246,6 +269,7 @@ int hp_config_load(const char *(*getenv_fn)(const char *), char *err, size_t err
         if (s == NULL)
             continue;
         const char *range = NULL;
+        char why[128];
         if (store_value(v, s) < 0) {
             if (v->type == VAR_STRING)
                 append(err, errlen, "%s='%.60s...' is too long: at most %zu characters\n",
@@ -256,6 +280,10 @@ int hp_config_load(const char *(*getenv_fn)(const char *), char *err, size_t err
             bad = 1;
         } else if ((range = check_range(v)) != NULL) {
             append(err, errlen, "%s='%s' is out of range: expected %s\n", v->name, s, range);
+            bad = 1;
+        } else if ((range = check_signals(v, why, sizeof(why))) != NULL) {
+            append(err, errlen, "%s='%s' is not valid (%s): expected %s\n", v->name, s,
+                   range, HP_SIGNAL_LIST_FORMS);
             bad = 1;
         }
     }

@@ -36,6 +36,8 @@ typedef struct hp_config {
     char metric_papi[1024];
     char metric_perf[1024];
     char metric_rusage[1024];
+    char finalize_signals[256];      /* HP_FINALIZE_SIGNALS (signal_names.h syntax) */
+    char dump_signal[32];            /* HP_DUMP_SIGNAL, "" = none */
     int verbose;
 } hp_config;
 

@@ -321,7 +321,13 @@ static void anchor_head(strbuf *sb, const hp_profile *p)
                 "<attr key=\"Cube anchor.xml syntax version\" value=\"4.4\"/>\n"
                 "<attr key=\"Creator\" value=\"");
     sb_put_xml(sb, or_default(p->creator, "hpmeasure"));
-    sb_puts(sb, "\"/>\n<attr key=\"CUBE_CT_AGGR\" value=\"SUM\"/>\n");
+    sb_puts(sb, "\"/>\n");
+    if (p->interrupted != NULL && p->interrupted[0] != '\0') {
+        sb_puts(sb, "<attr key=\"" HP_CUBE_ATTR_INTERRUPTED "\" value=\"");
+        sb_put_xml(sb, p->interrupted);
+        sb_puts(sb, "\"/>\n");
+    }
+    sb_puts(sb, "<attr key=\"CUBE_CT_AGGR\" value=\"SUM\"/>\n");
     anchor_instrumentation(sb, p);
     sb_puts(sb, "<doc>\n<mirrors>\n</mirrors>\n</doc>\n");
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -334,23 +335,114 @@ int hp_experiment_build(hp_profile_data *d)
     return 0;
 }
 
+/* Why the run was cut short ("" = it was not): goes into the profile and summary. */
+static char interruption[128];
+
+void hp_experiment_set_interrupted(const char *text)
+{
+    snprintf(interruption, sizeof(interruption), "%s", text);
+}
+
+/* Writes p into dir (which exists) as profile<suffix>.cubex and summary<suffix>.txt. */
+static void write_profile_in(const char *dir, const hp_profile *p, const char *suffix)
+{
+    char notes[MAX_NOTES][256], name[64];
+    size_t nnotes = collect_notes(notes);
+    hp_profile marked = *p;
+    if (interruption[0] != '\0')
+        marked.interrupted = interruption;
+    snprintf(name, sizeof(name), "profile%s.cubex", suffix);
+    write_cube(dir, name, &marked);
+    snprintf(name, sizeof(name), "summary%s.txt", suffix);
+    write_summary(dir, name, &marked, notes, nnotes);
+    write_config(dir);
+    write_demoted_filter(dir, p);
+    for (size_t i = 0; i < nnotes; i++)
+        fprintf(stderr, "hpmeasure: %s\n", notes[i]);
+}
+
 void hp_experiment_write_profile(const hp_profile *p, const char *suffix)
 {
     if (directory[0] == '\0' && hp_experiment_create_directory(directory,
                                                                sizeof(directory)) < 0)
         return;
-    char notes[MAX_NOTES][256], name[64];
-    size_t nnotes = collect_notes(notes);
-    snprintf(name, sizeof(name), "profile%s.cubex", suffix);
-    write_cube(directory, name, p);
-    snprintf(name, sizeof(name), "summary%s.txt", suffix);
-    write_summary(directory, name, p, notes, nnotes);
-    write_config(directory);
-    write_demoted_filter(directory, p);
-    for (size_t i = 0; i < nnotes; i++)
-        fprintf(stderr, "hpmeasure: %s\n", notes[i]);
+    write_profile_in(directory, p, suffix);
     if (hp_cfg.verbose > 0)
         fprintf(stderr, "hpmeasure: experiment written to %s\n", directory);
+}
+
+/* Adds (sign 1) or takes back (sign -1) the time so far of the calling thread's open
+ * frames, so that a snapshot shows main and the calls around the snapshot with their
+ * time; the thread is inside the snapshot, so nothing else changes these nodes. */
+static void open_frames_time(hp_location *loc, uint64_t now, int sign)
+{
+    const hp_stack_chunk *c = loc->chunk;
+    const hp_frame *f = loc->sp;
+    for (uint64_t n = loc->depth; n > 0 && c != NULL; n--) {
+        if (f == c->base) {
+            if (c->prev == NULL)
+                break;
+            c = c->prev;
+            f = c->limit;
+        }
+        --f;
+        if (f->node != NULL && f->start <= now)
+            f->node->incl_ticks += sign > 0 ? now - f->start : -(now - f->start);
+    }
+}
+
+void hp_experiment_wait_for_ranks(int size, int max_ms)
+{
+    for (int ms = 0; ms < max_ms && directory[0] != '\0'; ms += 10) {
+        int found = 0;
+        char path[PATH_SIZE];
+        for (int r = 0; r < size; r++) {
+            snprintf(path, sizeof(path), "%s/profile-rank%d.cubex", directory, r);
+            found += access(path, F_OK) == 0;
+        }
+        if (found >= size)
+            return;
+        struct timespec pause = { 0, 10000000 };
+        nanosleep(&pause, NULL);
+    }
+}
+
+void hp_experiment_snapshot(int number)
+{
+    uint64_t now = hp_timer_now();
+    for (hp_location *l = hp_location_list(); l != NULL; l = l->next) {
+        hp_cct_node *root = l->cct.root;
+        if (!atomic_load(&l->closed)) /* the program root's time, as closing sets it */
+            root->incl_ticks = root->min_ticks = root->max_ticks = now - l->start_time;
+    }
+    hp_location *self = hp__tls_location;
+    bool own = self != NULL && !hp_location_ignores_events(self) && !self->in_core;
+    if (own)
+        open_frames_time(self, now, 1);
+    hp_profile_data d;
+    int rc = hp_experiment_build(&d);
+    if (own)
+        open_frames_time(self, now, -1);
+    if (rc < 0)
+        return;
+    char dir[PATH_SIZE], suffix[32] = "";
+    if (directory[0] == '\0' && hp_experiment_create_directory(directory,
+                                                               sizeof(directory)) < 0)
+        goto out;
+    snprintf(dir, sizeof(dir), "%s/snapshot-%d", directory, number);
+    if (mkdir(dir, 0777) < 0 && errno != EEXIST) { /* MPI ranks share it */
+        fprintf(stderr, "hpmeasure: cannot create %s: %s\n", dir, strerror(errno));
+        goto out;
+    }
+    if (hp_runtime_mpi_active())
+        snprintf(suffix, sizeof(suffix), "-rank%d", hp_runtime_rank());
+    snprintf(interruption, sizeof(interruption), "snapshot %d, taken while the program "
+             "ran", number);
+    write_profile_in(dir, &d.profile, suffix);
+    interruption[0] = '\0';
+    fprintf(stderr, "hpmeasure: snapshot %d written to %s\n", number, dir);
+out:
+    hp_profile_data_release(&d);
 }
 
 static void build_and_write(const char *suffix, bool with_trace)

@@ -31,6 +31,20 @@ int hp_experiment_build(hp_profile_data *d);
  * directory (created first if there is none yet). Problems go to stderr. */
 void hp_experiment_write_profile(const hp_profile *p, const char *suffix);
 
+/* Marks what is written from now on as cut short: text (e.g. "interrupted by signal 15
+ * (SIGTERM) at 2.5 s") goes into summary.txt and the Cube file. */
+void hp_experiment_set_interrupted(const char *text);
+
+/* Waits (at most max_ms) until profile-rank<r>.cubex of every rank 0..size-1 exists:
+ * MPICH's launcher kills every rank with SIGKILL once one rank ends by a signal, so a
+ * rank that wrote its profile gives the others time to finish theirs before it dies. */
+void hp_experiment_wait_for_ranks(int size, int max_ms);
+
+/* Writes a snapshot of the profile so far into <experiment>/snapshot-<number>/ (MPI
+ * ranks: profile-rank<r>.cubex each) while measurement goes on. Completed calls of every
+ * thread; calls still open count their time so far on the calling thread only. */
+void hp_experiment_snapshot(int number);
+
 /* Builds and writes this process's experiment (non-MPI runs). */
 void hp_experiment_write(void);
 

@@ -27,6 +27,9 @@
 
 #define HP_PROFILE_NO_PARENT UINT32_MAX
 
+/* The Cube attribute that carries hp_profile.interrupted. */
+#define HP_CUBE_ATTR_INTERRUPTED "hpmeasure::interrupted"
+
 typedef struct hp_profile_region {
     const char *name;         /* displayed (demangled) name */
     const char *mangled_name; /* equal to name when there is no other */
@@ -156,6 +159,10 @@ typedef struct hp_profile {
 
     hp_profile_sampling sampling;
     hp_profile_instrumentation instrumentation;
+
+    /* NULL or "" for a complete run; else why it was cut short, e.g. "interrupted by
+     * signal 15 (SIGTERM) at 2.500 s" (a Cube attribute, shown by the reports). */
+    const char *interrupted;
 } hp_profile;
 
 #endif

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "experiment.h"
@@ -26,6 +27,7 @@
 #include "region.h"
 #include "overhead.h"
 #include "sampling.h"
+#include "signals.h"
 #include "timer.h"
 #include "trace_buffer.h"
 #include "util/compiler.h"
@@ -86,16 +88,26 @@ static void start_sampling(void)
 #endif
 }
 
+static bool forked_child;
+
 static void finalize_at_exit(void)
 {
+    if (forked_child) /* said at its exit: a child that execs never gets here */
+        fprintf(stderr, "hpmeasure: process %d was forked (without exec) from a measured "
+                        "process and was not measured after fork(); its calls are in no "
+                        "profile\n", (int)getpid());
+    hp_signals_hold(); /* a finalize signal now waits until the experiment is written */
     hp_runtime_finalize();
+    hp_signals_release();
 }
 
 /* A forked child (without exec) would write a second experiment holding a copy of the
- * parent's data; it is not measured instead. A child that execs starts afresh. */
+ * parent's data; it is not measured instead, and says so when it exits. A child that
+ * execs starts afresh. */
 static void stop_in_forked_child(void)
 {
     atomic_store(&state, STATE_DISABLED);
+    forked_child = true;
     hp_location_stop_all();
 }
 
@@ -140,6 +152,7 @@ static int start_measurement(void)
         hp_location_set_tracing(true);
     }
     start_wall_time = time(NULL);
+    hp_signals_install();
     atexit(finalize_at_exit);
     pthread_atfork(NULL, NULL, stop_in_forked_child);
     return STATE_RUNNING;
@@ -169,6 +182,11 @@ static void wait_outside_core(hp_location *loc)
         struct timespec pause = { 0, 1000000 };
         nanosleep(&pause, NULL);
     }
+}
+
+bool hp_runtime_running(void)
+{
+    return atomic_load(&state) == STATE_RUNNING;
 }
 
 bool hp_runtime_stop(void)
@@ -218,9 +236,11 @@ void hp_runtime_require_mpi(void)
     mpi_required = true;
 }
 
+static int mpi_size;
+
 void hp_runtime_set_mpi(int rank, int size)
 {
-    (void)size;
+    mpi_size = size;
     mpi_rank = rank;
     mpi_active = true;
 }
@@ -233,6 +253,11 @@ bool hp_runtime_mpi_active(void)
 int hp_runtime_rank(void)
 {
     return mpi_rank;
+}
+
+int hp_runtime_size(void)
+{
+    return mpi_size;
 }
 
 time_t hp_runtime_start_time(void)

@@ -24,6 +24,9 @@ void hp_runtime_stop_on_bad_input(const char *what, const char *message);
  * MPI_Finalize was not reached, this rank writes its own profile-rank<r>.cubex. */
 void hp_runtime_finalize(void);
 
+/* True while measurement runs (started, not ended, not disabled). Async-signal-safe. */
+bool hp_runtime_running(void);
+
 /* Stops measurement on every location and accounts their open frames as ending now.
  * Returns false when measurement had ended already (the caller then writes nothing). */
 bool hp_runtime_stop(void);
@@ -40,6 +43,7 @@ void hp_runtime_set_mpi_probe(int (*probe)(void));
 void hp_runtime_set_mpi(int rank, int size);
 bool hp_runtime_mpi_active(void);
 int hp_runtime_rank(void);
+int hp_runtime_size(void);
 
 /* Wall-clock time when measurement started (names the experiment directory). */
 time_t hp_runtime_start_time(void);

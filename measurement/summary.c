@@ -850,6 +850,8 @@ void hp_report_write_header(FILE *out, const hp_profile *p, const char *title,
     fprintf(out, "locations:   %zu (threads)\n", p->nlocations);
     fprintf(out, "total time:  %.6f s (sum over locations)\n", total);
     fprintf(out, "regions:     %zu, call paths: %zu\n", p->nregions, p->ncnodes);
+    if (p->interrupted != NULL && p->interrupted[0] != '\0')
+        fprintf(out, "incomplete:  %s\n", p->interrupted);
     if (notes == NULL) {
         fputc('\n', out);
         return;

@@ -869,6 +869,7 @@ static void fill_profile(const reader *r, hp_profile *p)
         .nlocations = a->nlocations,
         .metrics = st->metrics,
         .nmetrics = st->nmetrics,
+        .interrupted = a->interrupted,
     };
 }
 

@@ -26,6 +26,7 @@
 #include "measurement/profile_merge.h"
 #include "measurement/runtime.h"
 #include "measurement/sampling.h"
+#include "measurement/signals.h"
 
 enum { UNIFY_TAG = 7301, DIRECTORY_SIZE = 4096, CHUNK = 1 << 30 };
 
@@ -212,6 +213,7 @@ void hp_mpi_before_finalize(void)
 {
     if (unify_comm == MPI_COMM_NULL)
         return;
+    hp_signals_hold(); /* a signal now waits until the merged profile is written */
     int have = 0;
     hp_owned_profile acc;
     if (hp_runtime_mpi_active() && hp_runtime_stop()) {
@@ -242,6 +244,7 @@ void hp_mpi_before_finalize(void)
     if (have)
         hp_owned_profile_release(&acc);
     PMPI_Comm_free(&unify_comm);
+    hp_signals_release();
 }
 
 void hp_mpi_before_abort(int errorcode)

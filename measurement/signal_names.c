@@ -1,0 +1,134 @@
+/*
+ * Signal names and the parser of signal lists (HP_FINALIZE_SIGNALS, HP_DUMP_SIGNAL).
+ *
+ * Only signals that end the program by default are accepted: those are the ones a batch
+ * system or a user sends to stop a run, and after our handler the default action still
+ * happens. Crash signals are refused because the program's state (its heap) cannot be
+ * trusted for writing files when they arrive.
+ */
+#include "signal_names.h"
+
+#include <ctype.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+typedef struct signal_entry {
+    const char *name;
+    int number;
+    const char *refused; /* why it cannot be listed, NULL when it can */
+} signal_entry;
+
+static const signal_entry signals[] = {
+    { "HUP", SIGHUP, NULL },
+    { "INT", SIGINT, NULL },
+    { "QUIT", SIGQUIT, NULL },
+    { "ILL", SIGILL, "is a crash signal" },
+    { "TRAP", SIGTRAP, "is a crash signal" },
+    { "ABRT", SIGABRT, "is a crash signal" },
+    { "BUS", SIGBUS, "is a crash signal" },
+    { "FPE", SIGFPE, "is a crash signal" },
+    { "KILL", SIGKILL, "cannot be caught" },
+    { "USR1", SIGUSR1, NULL },
+    { "SEGV", SIGSEGV, "is a crash signal" },
+    { "USR2", SIGUSR2, NULL },
+    { "PIPE", SIGPIPE, NULL },
+    { "ALRM", SIGALRM, NULL },
+    { "TERM", SIGTERM, NULL },
+    { "STKFLT", SIGSTKFLT, NULL },
+    { "CHLD", SIGCHLD, "does not end the program by default" },
+    { "CONT", SIGCONT, "does not end the program by default" },
+    { "STOP", SIGSTOP, "cannot be caught" },
+    { "TSTP", SIGTSTP, "does not end the program by default" },
+    { "TTIN", SIGTTIN, "does not end the program by default" },
+    { "TTOU", SIGTTOU, "does not end the program by default" },
+    { "URG", SIGURG, "does not end the program by default" },
+    { "XCPU", SIGXCPU, NULL },
+    { "XFSZ", SIGXFSZ, NULL },
+    { "VTALRM", SIGVTALRM, NULL },
+    { "PROF", SIGPROF, NULL },
+    { "WINCH", SIGWINCH, "does not end the program by default" },
+    { "IO", SIGIO, NULL },
+    { "PWR", SIGPWR, NULL },
+    { "SYS", SIGSYS, "is a crash signal" },
+};
+
+enum { NSIGNALS = sizeof(signals) / sizeof(signals[0]) };
+
+static const signal_entry *by_number(int sig)
+{
+    for (int i = 0; i < NSIGNALS; i++)
+        if (signals[i].number == sig)
+            return &signals[i];
+    return NULL;
+}
+
+const char *hp_signal_name(int sig)
+{
+    const signal_entry *e = by_number(sig);
+    return e != NULL ? e->name : NULL;
+}
+
+/* Parses one item (len characters at s) into *sig. Returns 0 or -1 with why set. */
+static int parse_item(const char *s, size_t len, int *sig, char *why, size_t whylen)
+{
+    char item[32];
+    if (len == 0 || len >= sizeof(item)) {
+        snprintf(why, whylen, "'%.*s' is not a signal", (int)(len < 40 ? len : 40), s);
+        return -1;
+    }
+    memcpy(item, s, len);
+    item[len] = '\0';
+    const signal_entry *e = NULL;
+    if (isdigit((unsigned char)item[0])) {
+        char *end;
+        long n = strtol(item, &end, 10);
+        if (*end != '\0' || n < 1 || n > 63 || n > SIGRTMAX) {
+            snprintf(why, whylen, "%s is not a signal number (1 to %d)", item, SIGRTMAX);
+            return -1;
+        }
+        *sig = (int)n;
+        e = by_number(*sig);
+    } else {
+        const char *name = strncasecmp(item, "SIG", 3) == 0 ? item + 3 : item;
+        for (int i = 0; i < NSIGNALS && e == NULL; i++)
+            if (strcasecmp(name, signals[i].name) == 0)
+                e = &signals[i];
+        if (e == NULL) {
+            snprintf(why, whylen, "%s is not a signal name", item);
+            return -1;
+        }
+        *sig = e->number;
+    }
+    if (e != NULL && e->refused != NULL) {
+        snprintf(why, whylen, "%s %s", item, e->refused);
+        return -1;
+    }
+    return 0;
+}
+
+int hp_signal_parse_list(const char *s, hp_signal_set *out, char *why, size_t whylen)
+{
+    *out = 0;
+    if (s[0] == '\0' || strcasecmp(s, "none") == 0)
+        return 0;
+    for (const char *p = s;;) {
+        size_t len = strcspn(p, ",");
+        while (len > 0 && isspace((unsigned char)*p)) {
+            p++;
+            len--;
+        }
+        while (len > 0 && isspace((unsigned char)p[len - 1]))
+            len--;
+        int sig;
+        if (parse_item(p, len, &sig, why, whylen) < 0)
+            return -1;
+        *out |= (hp_signal_set)1 << sig;
+        p += strcspn(p, ",");
+        if (*p == '\0')
+            return 0;
+        p++;
+    }
+}

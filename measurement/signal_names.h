@@ -1,0 +1,31 @@
+/*
+ * Signal names and lists of signals as HP_FINALIZE_SIGNALS and HP_DUMP_SIGNAL spell them:
+ * names with or without the SIG prefix (TERM, SIGTERM, any case) or numbers, separated
+ * by commas, or "none". Pure functions, shared by the configuration check (which also runs
+ * in hp-info) and the signal handling of the measurement.
+ */
+#ifndef HP_MEASUREMENT_SIGNAL_NAMES_H
+#define HP_MEASUREMENT_SIGNAL_NAMES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A set of signals 1..63: bit n stands for signal n. */
+typedef uint64_t hp_signal_set;
+
+/* Parses a comma-separated list ("" and "none" give the empty set). Returns 0, or -1 with
+ * the offending item and why it is refused in why (e.g. "KILL cannot be caught"). */
+int hp_signal_parse_list(const char *s, hp_signal_set *out, char *why, size_t whylen);
+
+/* The name without SIG ("TERM"), or NULL for a number without a name (real-time
+ * signals). Async-signal-safe: returns a constant string. */
+const char *hp_signal_name(int sig);
+
+/* What the lists accept, for error messages and hp-info. */
+#define HP_SIGNAL_LIST_FORMS \
+    "signal names with or without SIG (TERM, SIGINT) or numbers, separated by commas, " \
+    "or none; only signals whose default action ends the program (not KILL, STOP, " \
+    "CHLD, CONT, URG, WINCH, TSTP, TTIN, TTOU, nor the crash signals SEGV, BUS, FPE, " \
+    "ILL, ABRT, TRAP, SYS)"
+
+#endif

@@ -1,0 +1,22 @@
+/*
+ * Measurement kept when the run is cut short by a signal (HP_FINALIZE_SIGNALS: SIGTERM
+ * from a batch system's time limit, SIGINT from ^C, ...) and snapshots on request
+ * (HP_DUMP_SIGNAL). See signals.c for how the handler, the program's own handlers and the
+ * normal end of measurement fit together.
+ */
+#ifndef HP_MEASUREMENT_SIGNALS_H
+#define HP_MEASUREMENT_SIGNALS_H
+
+#include <stdbool.h>
+
+/* Installs our handlers (measurement start-up, after the configuration was read) for the
+ * configured signals whose disposition is still the default. */
+void hp_signals_install(void);
+
+/* Brackets the normal end of measurement (exit, MPI_Finalize, MPI_Abort): a configured
+ * signal arriving meanwhile waits until the write is complete, then takes effect. hold
+ * waits (bounded) while a signal's write runs on another thread. */
+void hp_signals_hold(void);
+void hp_signals_release(void);
+
+#endif

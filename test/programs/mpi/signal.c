@@ -1,0 +1,29 @@
+/* MPI ranks cut short by a signal, with known visit counts: rank r calls work() 10*(r+1)
+ * times, then all ranks meet in a barrier, write their pid to ./pid.<rank> and wait for
+ * the test's signal (pause() for ever). Usage: signal */
+#include <mpi.h>
+#include <stdio.h>
+#include <unistd.h>
+
+static volatile long sink;
+
+__attribute__((noinline)) void work(void) { sink++; }
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    for (int i = 0; i < 10 * (rank + 1); i++)
+        work();
+    MPI_Barrier(MPI_COMM_WORLD);
+    char name[32];
+    snprintf(name, sizeof(name), "pid.%d", rank);
+    FILE *f = fopen(name, "w");
+    fprintf(f, "%d\n", (int)getpid());
+    fclose(f);
+    for (;;)
+        pause();
+    MPI_Finalize();
+    return 0;
+}

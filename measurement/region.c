@@ -358,6 +358,21 @@ hp_region *hp_region_for_described(uintptr_t addr, const char *name, const char 
     return region_for(addr, &desc);
 }
 
+int hp_region_code_line(uintptr_t addr, char *file, size_t size, int *line)
+{
+    int rc = -1;
+    pthread_mutex_lock(&registry_lock);
+    if (symbols_state == 0)
+        symbols_state = hp_symbols_init() == 0 ? 1 : -1;
+    const char *found;
+    if (symbols_state > 0 && hp_symbols_code_line(addr, &found, line) == 0) {
+        snprintf(file, size, "%s", found);
+        rc = 0;
+    }
+    pthread_mutex_unlock(&registry_lock);
+    return rc;
+}
+
 uint32_t hp_region_count(void)
 {
     return atomic_load_explicit(&region_count, memory_order_acquire);
@@ -375,6 +390,6 @@ uint64_t hp_region_unknown_count(void)
 
 const char *hp_paradigm_name(hp_paradigm p)
 {
-    static const char *const names[] = { "measurement", "compiler", "user", "mpi" };
+    static const char *const names[] = { "measurement", "compiler", "user", "mpi", "openmp" };
     return names[p];
 }

@@ -21,7 +21,8 @@ typedef enum hp_paradigm {
     HP_PARADIGM_MEASUREMENT,
     HP_PARADIGM_COMPILER,
     HP_PARADIGM_USER,
-    HP_PARADIGM_MPI
+    HP_PARADIGM_MPI,
+    HP_PARADIGM_OPENMP
 } hp_paradigm;
 
 /* Cube region roles (Score-P's names); a region stores one of these strings. */
@@ -66,6 +67,11 @@ hp_region *hp_region_for_described(uintptr_t addr, const char *name, const char 
  * regions). Returns NULL when the budget is used up. */
 hp_region *hp_region_define(const char *name, const char *file, int line,
                             hp_paradigm paradigm, const char *role);
+
+/* Source file (copied into file, at most size bytes) and line of the code at addr from
+ * the line table (symbols.h, hp_symbols_code_line). Cold path: takes the registry lock.
+ * Returns 0, or -1 when unknown. */
+int hp_region_code_line(uintptr_t addr, char *file, size_t size, int *line);
 
 /* Reserves the table of sampled functions (sampling start-up). Returns 0 or -1. */
 int hp_region_enable_sampling(void);

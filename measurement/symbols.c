@@ -444,6 +444,21 @@ int hp_symbols_lookup(uintptr_t addr, hp_symbol *out)
     return 0;
 }
 
+int hp_symbols_code_line(uintptr_t addr, const char **file, int *line)
+{
+    if (S.dwfl == NULL)
+        return -1;
+    Dwfl_Module *mod = module_of(addr);
+    Dwfl_Line *l = mod != NULL ? dwfl_module_getsrc(mod, addr) : NULL;
+    int lineno;
+    const char *src = l != NULL ? dwfl_lineinfo(l, NULL, &lineno, NULL, NULL, NULL) : NULL;
+    if (src == NULL || (src = pool_intern(&S.strings, src)) == NULL)
+        return -1;
+    *file = src;
+    *line = lineno;
+    return 0;
+}
+
 const char *hp_symbols_section(uintptr_t addr)
 {
     if (S.dwfl == NULL)

@@ -63,6 +63,12 @@ int hp_symbols_init(void);
  */
 int hp_symbols_lookup(uintptr_t addr, hp_symbol *out);
 
+/* Source file and line of the code at addr from the line table (the statement there,
+ * not the function's declaration): an OpenMP outlined function's first line is its
+ * pragma's, and a return address minus one is its call's. Returns 0 and fills *file
+ * (valid until hp_symbols_fini()) and *line, or -1 when the line table has no entry. */
+int hp_symbols_code_line(uintptr_t addr, const char **file, int *line);
+
 /* Name of the ELF section that holds addr (".plt", ".text", ...), or NULL when unknown.
  * The string stays valid until hp_symbols_fini(). */
 const char *hp_symbols_section(uintptr_t addr);

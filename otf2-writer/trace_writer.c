@@ -808,6 +808,8 @@ static OTF2_RegionRole role_of(const char *cube_role)
         { "task create", OTF2_REGION_ROLE_TASK_CREATE },
         { "task wait", OTF2_REGION_ROLE_TASK_WAIT },
         { "parallel", OTF2_REGION_ROLE_PARALLEL },
+        { "critical", OTF2_REGION_ROLE_CRITICAL },
+        { "critical sblock", OTF2_REGION_ROLE_CRITICAL_SBLOCK },
         { "flush", OTF2_REGION_ROLE_FLUSH },
     };
     for (size_t i = 0; cube_role != NULL && i < sizeof map / sizeof map[0]; i++)

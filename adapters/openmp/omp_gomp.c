@@ -1,0 +1,316 @@
+/*
+ * OpenMP with GCC's libgomp: the fork points and synchronization calls that GCC emits
+ * for OpenMP constructs, interposed (libhpmeasure comes before libgomp in the program's
+ * link and in hp-run's preload) and forwarded to the next definition, found with
+ * dlsym(RTLD_NEXT) on first use, so a program without OpenMP never looks for libgomp.
+ *
+ * A parallel region: the wrapper records the forking thread's location and current
+ * call-tree node on its own stack and hands libgomp a trampoline in place of the
+ * outlined function. In each team thread the trampoline enters the forking thread's
+ * call path as frames without visits (so the worker's work appears under the call path
+ * that started it, and the path's inclusive time in the worker is its time in the
+ * region), then the region "!$omp parallel @file:line" with a visit, runs the outlined
+ * function, and leaves them all. The forking thread itself, which runs the outlined
+ * function as thread 0 of the team, already is on that path: it only enters the
+ * region. The record outlives every use, because libgomp returns from GOMP_parallel
+ * only after every team thread finished the outlined function.
+ *
+ * Barriers and critical sections are regions entered and left around the real calls:
+ * "!$omp barrier" is the time in GOMP_barrier; "!$omp critical" lasts from asking for
+ * the lock to releasing it, and "!$omp critical sblock" inside it is the protected
+ * code, as in Score-P.
+ *
+ * Per event this does what the compiler adapter does: no locks, no allocation, no
+ * system calls but the clock; the first sight of an outlined function or call site
+ * defines its region (omp_regions.c, cold).
+ */
+#include <dlfcn.h>
+#include <stdbool.h>
+
+#include "adapters/openmp/internal.h"
+#include "measurement/event.h"
+#include "util/compiler.h"
+
+typedef void (*outlined_fn)(void *);
+
+typedef struct fork_record {
+    outlined_fn fn;
+    void *data;
+    hp_region *region;     /* "!$omp parallel @file:line" */
+    hp_location *forker;   /* the thread that forked the team */
+    hp_cct_node *path;     /* its current node then; NULL when it had none (budget) */
+} fork_record;
+
+/* The next definition of name (libgomp's), or NULL. */
+static void *next_of(void **cache, const char *name)
+{
+    void *f = __atomic_load_n(cache, __ATOMIC_RELAXED);
+    if (f == NULL) {
+        f = dlsym(RTLD_NEXT, name);
+        __atomic_store_n(cache, f, __ATOMIC_RELAXED);
+    }
+    return f;
+}
+
+#define NEXT(type, name)                                                                   \
+    static void *name##_next;                                                            \
+    type real = (type)next_of(&name##_next, #name)
+
+/* The calling thread's location when it measures events, else NULL. */
+static inline hp_location *measuring_location(void)
+{
+    hp_location *loc = hp_location_get();
+    if (unlikely(loc == NULL || hp_location_ignores_events(loc)))
+        return NULL;
+    return loc;
+}
+
+/* Pushes a frame of r; a frame without a visit stands for a call path entered on
+ * behalf of another thread. */
+static void enter_frame(hp_location *loc, hp_region *r, uintptr_t addr, bool visit)
+{
+    uint64_t depth = loc->depth;
+    hp_event_enter(loc, r, addr);
+    if (!visit && loc->depth > depth && loc->current != NULL)
+        loc->current->visits--;
+}
+
+enum { PATH_CHUNK = 32 };
+
+/* Enters the regions from the root's child down to node, outermost first. The path is
+ * read in chunks from the innermost end; a path deeper than a chunk recurses once per
+ * chunk, so any depth works with a small stack. The forking thread's nodes are only
+ * read: a node's region and parent never change after it was created, before the fork. */
+static void enter_path(hp_location *loc, const hp_cct_node *node)
+{
+    hp_region *chunk[PATH_CHUNK];
+    int n = 0;
+    for (; node != NULL && node->parent != NULL && n < PATH_CHUNK; node = node->parent)
+        chunk[n++] = node->region;
+    if (node != NULL && node->parent != NULL)
+        enter_path(loc, node);
+    while (n > 0)
+        enter_frame(loc, chunk[--n], hp__omp_frame_addr(HP_OMP_PARALLEL), false);
+}
+
+/* Closes every frame above `depth` (the outlined function's unclosed frames too) and
+ * forgets enters dropped above `dropped` for want of budget. */
+static void leave_to(hp_location *loc, uint64_t depth, uint64_t dropped)
+{
+    uint64_t now = hp_timer_now();
+    if (loc->dropped_depth > dropped)
+        loc->dropped_depth = dropped;
+    while (loc->depth > depth)
+        hp_event_pop(loc, now);
+}
+
+/* What libgomp runs in every team thread in place of the outlined function. */
+static void team_thread(void *arg)
+{
+    const fork_record *rec = arg;
+    hp_location *loc = measuring_location();
+    if (loc == NULL) {
+        rec->fn(rec->data);
+        return;
+    }
+    uint64_t depth = loc->depth, dropped = loc->dropped_depth;
+    hp_location_enter_core(loc);
+    if (loc != rec->forker)
+        enter_path(loc, rec->path);
+    hp_event_enter(loc, rec->region, hp__omp_frame_addr(HP_OMP_PARALLEL));
+    hp_location_leave_core(loc);
+    rec->fn(rec->data);
+    if (hp_location_ignores_events(loc))
+        return; /* measurement ended meanwhile: finalize closed the frames */
+    hp_location_enter_core(loc);
+    leave_to(loc, depth, dropped);
+    hp_location_leave_core(loc);
+}
+
+/* Fills rec for a fork of fn from the calling thread. False when the region is not
+ * measured: the caller then forks the outlined function itself. */
+static bool fork_begin(fork_record *rec, outlined_fn fn, void *data)
+{
+    hp_location *loc = measuring_location();
+    if (loc == NULL)
+        return false;
+    hp_region *r = hp__omp_region(loc, HP_OMP_PARALLEL, (uintptr_t)fn);
+    if (r == NULL)
+        return false;
+    *rec = (fork_record){ fn, data, r, loc, loc->current };
+    return true;
+}
+
+/* ---- fork points ------------------------------------------------------------------ */
+
+/* Signatures as in GCC's libgomp (libgomp_g.h), GCC 4.9 and later. */
+HP_API void GOMP_parallel(outlined_fn fn, void *data, unsigned num_threads, unsigned flags);
+HP_API void GOMP_parallel_sections(outlined_fn fn, void *data, unsigned num_threads,
+                                   unsigned count, unsigned flags);
+
+typedef void (*parallel_fn)(outlined_fn, void *, unsigned, unsigned);
+typedef void (*sections_fn)(outlined_fn, void *, unsigned, unsigned, unsigned);
+typedef void (*loop_fn)(outlined_fn, void *, unsigned, long, long, long, long, unsigned);
+typedef void (*loop_runtime_fn)(outlined_fn, void *, unsigned, long, long, long, unsigned);
+
+void GOMP_parallel(outlined_fn fn, void *data, unsigned num_threads, unsigned flags)
+{
+    NEXT(parallel_fn, GOMP_parallel);
+    fork_record rec;
+    if (unlikely(real == NULL))
+        fn(data); /* no libgomp behind us: a team of one is still correct */
+    else if (fork_begin(&rec, fn, data))
+        real(team_thread, &rec, num_threads, flags);
+    else
+        real(fn, data, num_threads, flags);
+}
+
+void GOMP_parallel_sections(outlined_fn fn, void *data, unsigned num_threads, unsigned count,
+                            unsigned flags)
+{
+    NEXT(sections_fn, GOMP_parallel_sections);
+    fork_record rec;
+    if (unlikely(real == NULL))
+        fn(data);
+    else if (fork_begin(&rec, fn, data))
+        real(team_thread, &rec, num_threads, count, flags);
+    else
+        real(fn, data, num_threads, count, flags);
+}
+
+/* `parallel for` with a schedule other than plain static: one wrapper per entry point. */
+#define PARALLEL_LOOP(name)                                                                \
+    HP_API void name(outlined_fn fn, void *data, unsigned num_threads, long start, long end, \
+                     long incr, long chunk, unsigned flags);                               \
+    void name(outlined_fn fn, void *data, unsigned num_threads, long start, long end,       \
+              long incr, long chunk, unsigned flags)                                       \
+    {                                                                                      \
+        NEXT(loop_fn, name);                                                               \
+        fork_record rec;                                                                   \
+        if (unlikely(real == NULL))                                                        \
+            fn(data); /* unreachable in practice: the loop needs libgomp's schedule */     \
+        else if (fork_begin(&rec, fn, data))                                               \
+            real(team_thread, &rec, num_threads, start, end, incr, chunk, flags);          \
+        else                                                                               \
+            real(fn, data, num_threads, start, end, incr, chunk, flags);                   \
+    }
+
+#define PARALLEL_LOOP_RUNTIME(name)                                                        \
+    HP_API void name(outlined_fn fn, void *data, unsigned num_threads, long start, long end, \
+                     long incr, unsigned flags);                                           \
+    void name(outlined_fn fn, void *data, unsigned num_threads, long start, long end,       \
+              long incr, unsigned flags)                                                   \
+    {                                                                                      \
+        NEXT(loop_runtime_fn, name);                                                       \
+        fork_record rec;                                                                   \
+        if (unlikely(real == NULL))                                                        \
+            fn(data);                                                                      \
+        else if (fork_begin(&rec, fn, data))                                               \
+            real(team_thread, &rec, num_threads, start, end, incr, flags);                 \
+        else                                                                               \
+            real(fn, data, num_threads, start, end, incr, flags);                          \
+    }
+
+PARALLEL_LOOP(GOMP_parallel_loop_static)
+PARALLEL_LOOP(GOMP_parallel_loop_dynamic)
+PARALLEL_LOOP(GOMP_parallel_loop_guided)
+PARALLEL_LOOP(GOMP_parallel_loop_nonmonotonic_dynamic)
+PARALLEL_LOOP(GOMP_parallel_loop_nonmonotonic_guided)
+PARALLEL_LOOP_RUNTIME(GOMP_parallel_loop_runtime)
+PARALLEL_LOOP_RUNTIME(GOMP_parallel_loop_nonmonotonic_runtime)
+PARALLEL_LOOP_RUNTIME(GOMP_parallel_loop_maybe_nonmonotonic_runtime)
+
+/* ---- synchronization -------------------------------------------------------------- */
+
+/* Enters the region of construct `kind` called from `site`; false when not measured. */
+static inline bool sync_enter(hp_location *loc, hp_omp_kind kind, uintptr_t site)
+{
+    if (loc == NULL)
+        return false;
+    hp_region *r = hp__omp_region(loc, kind, site);
+    if (unlikely(r == NULL))
+        return false;
+    hp_location_enter_core(loc);
+    hp_event_enter(loc, r, hp__omp_frame_addr(kind));
+    hp_location_leave_core(loc);
+    return true;
+}
+
+static inline void sync_leave(hp_omp_kind kind)
+{
+    hp_location *loc = hp__tls_location;
+    if (unlikely(loc == NULL || hp_location_ignores_events(loc)))
+        return;
+    hp_location_enter_core(loc);
+    hp_event_exit(loc, hp__omp_frame_addr(kind));
+    hp_location_leave_core(loc);
+}
+
+typedef void (*void_fn)(void);
+typedef void (*name_fn)(void **);
+
+HP_API void GOMP_barrier(void);
+HP_API void GOMP_critical_start(void);
+HP_API void GOMP_critical_end(void);
+HP_API void GOMP_critical_name_start(void **pptr);
+HP_API void GOMP_critical_name_end(void **pptr);
+
+/* A call site is the return address minus one: the call instruction, on the pragma's
+ * line (the return address itself may already be the next line's code). */
+#define CALL_SITE() ((uintptr_t)__builtin_return_address(0) - 1)
+
+void GOMP_barrier(void)
+{
+    NEXT(void_fn, GOMP_barrier);
+    bool measured = sync_enter(measuring_location(), HP_OMP_BARRIER, CALL_SITE());
+    if (likely(real != NULL))
+        real();
+    if (measured)
+        sync_leave(HP_OMP_BARRIER);
+}
+
+/* A critical section: "!$omp critical" from asking for the lock to releasing it, with
+ * "!$omp critical sblock" (the protected code) inside. The end only leaves frames: one
+ * that is not there (measurement started inside the section, or its region could not
+ * be defined for want of budget) is counted by the core and otherwise ignored. */
+void GOMP_critical_start(void)
+{
+    NEXT(void_fn, GOMP_critical_start);
+    hp_location *loc = measuring_location();
+    uintptr_t site = CALL_SITE();
+    bool measured = sync_enter(loc, HP_OMP_CRITICAL, site);
+    if (likely(real != NULL))
+        real();
+    if (measured)
+        sync_enter(loc, HP_OMP_CRITICAL_SBLOCK, site);
+}
+
+void GOMP_critical_name_start(void **pptr)
+{
+    NEXT(name_fn, GOMP_critical_name_start);
+    hp_location *loc = measuring_location();
+    uintptr_t site = CALL_SITE();
+    bool measured = sync_enter(loc, HP_OMP_CRITICAL, site);
+    if (likely(real != NULL))
+        real(pptr);
+    if (measured)
+        sync_enter(loc, HP_OMP_CRITICAL_SBLOCK, site);
+}
+
+void GOMP_critical_end(void)
+{
+    NEXT(void_fn, GOMP_critical_end);
+    sync_leave(HP_OMP_CRITICAL_SBLOCK);
+    if (likely(real != NULL))
+        real();
+    sync_leave(HP_OMP_CRITICAL);
+}
+
+void GOMP_critical_name_end(void **pptr)
+{
+    NEXT(name_fn, GOMP_critical_name_end);
+    sync_leave(HP_OMP_CRITICAL_SBLOCK);
+    if (likely(real != NULL))
+        real(pptr);
+    sync_leave(HP_OMP_CRITICAL);
+}

@@ -376,6 +376,28 @@ static int read_arguments(const struct plugin_name_args *info)
     return 0;
 }
 
+/*
+ * GCC's inliner sizes the hooks of an instrumented function at 10 instructions (a load,
+ * two conditions, two calls: -fdump-ipa-fnsummary, GCC 12). Without room for them, a
+ * short function that the plain build inlines into its callers stays a real call once
+ * instrumented, and after the overhead budget switched it off, that call and the code
+ * it keeps the caller from optimizing are nearly all it still costs (doc/bench.md:
+ * 1.10-1.15x on the C++ proxy). So the limits for functions not declared inline grow by
+ * that much, unless the command line sets them. Code left out of instrumentation gets
+ * the same room, which the plain build does not give it: that is the price.
+ */
+enum { HOOKS_INLINE_SIZE = 10 };
+
+static void make_room_for_hooks(void)
+{
+    if (hooks_decided_by_command_line())
+        return;
+    if (!global_options_set.x_param_max_inline_insns_auto)
+        param_max_inline_insns_auto += HOOKS_INLINE_SIZE;
+    if (!global_options_set.x_param_early_inlining_insns)
+        param_early_inlining_insns += HOOKS_INLINE_SIZE;
+}
+
 int plugin_init(struct plugin_name_args *info, struct plugin_gcc_version *version)
 {
     if (!plugin_default_version_check(version, &gcc_version)) {
@@ -386,6 +408,7 @@ int plugin_init(struct plugin_name_args *info, struct plugin_gcc_version *versio
     }
     if (read_arguments(info) != 0)
         return 1;
+    make_room_for_hooks();
 
     struct register_pass_info pass;
     pass.pass = new instrument_pass(g);

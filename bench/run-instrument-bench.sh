@@ -9,10 +9,11 @@
 #                   and --no-plugin later). Tens of times slower: it runs a tenth of the
 #                   steps and its times are scaled up by ten (every step does the same
 #                   work)
-#   (c) plugin      hpmeasure's GCC plug-in, its defaults (functions declared inline,
-#                   compiler-generated ones and system headers' left out)
-#   (d) budget      the binary of (c) run with HP_OVERHEAD_BUDGET=5
-#   (e) filtered    the plug-in with the compile-time filter that (d) wrote
+#   (c) plugin      hpmeasure's GCC plug-in and run time, their defaults (functions
+#                   declared inline, compiler-generated ones and system headers' left
+#                   out; the overhead budget of 5% switches hot, short ones off)
+#   (d) exact       the binary of (c) run with HP_OVERHEAD_BUDGET=0: every visit counted
+#   (e) filtered    the plug-in with the compile-time filter that (c) wrote
 #                   (demoted.filter in its experiment; hp-instrument --instrument-filter)
 # Each variant runs REPS times, interleaved, and the minimum counts (the machine is shared
 # and noisy). Every build must print the same checksum as the plain one: a difference
@@ -55,7 +56,6 @@ if ! is_count "$STEPS" || [ "$STEPS" -lt 10 ]; then
     die "HP_BENCH_INSTRUMENT_STEPS must be a count >= 10"
 fi
 CYG_STEPS=$((STEPS / 10)) # the -finstrument-functions build's steps, scaled up afterwards
-BUDGET=5                  # HP_OVERHEAD_BUDGET of (d), percent
 TIME_LIMIT=300            # seconds for one run; a hang must not stall `make bench`
 
 SRCDIR=$(dirname "$BENCHDIR")
@@ -84,12 +84,11 @@ CXXFLAGS_BENCH="-O2 -ffp-contract=off -Wall -Wextra -I$BENCHDIR"
 # shellcheck disable=SC2086 # CXXFLAGS_BENCH holds several words on purpose
 build "$CXX" $CXXFLAGS_BENCH -o plain "$SRC"
 # shellcheck disable=SC2086
-build "$INSTRUMENT" "$CXX" $CXXFLAGS_BENCH -o cyg "$SRC"
+build "$INSTRUMENT" --no-plugin "$CXX" $CXXFLAGS_BENCH -o cyg "$SRC"
 
 # (c)-(e) compile with the plug-in's flags by hand and link through hp-instrument, which
-# adds the core (the plug-in does not change the link). Once hp-instrument uses the
-# plug-in by default, the compile steps become `$INSTRUMENT $CXX ...` and
-# `$INSTRUMENT --instrument-filter=FILE $CXX ...`, and (b) needs --no-plugin.
+# adds the core (the plug-in does not change the link); this is what `$INSTRUMENT $CXX`
+# and `$INSTRUMENT --instrument-filter=FILE $CXX` do, which is why (b) says --no-plugin.
 PLUGIN_CFLAGS=$(plugin_cflags "$BUILDDIR" "$CXX")
 PLUGIN=yes
 if [ -n "$PLUGIN_CFLAGS" ]; then
@@ -111,7 +110,7 @@ run() {
         plain) out=$(launch 0 ./plain "$SIZE" "$STEPS") ;;
         cyg) out=$(launch 0 HP_EXPERIMENT_DIRECTORY="$exp" ./cyg "$SIZE" "$CYG_STEPS") ;;
         plugin) out=$(launch 0 HP_EXPERIMENT_DIRECTORY="$exp" ./plugin "$SIZE" "$STEPS") ;;
-        budget) out=$(launch 0 HP_EXPERIMENT_DIRECTORY="$exp" HP_OVERHEAD_BUDGET="$BUDGET" \
+        exact) out=$(launch 0 HP_EXPERIMENT_DIRECTORY="$exp" HP_OVERHEAD_BUDGET=0 \
             ./plugin "$SIZE" "$STEPS") ;;
         filtered) out=$(launch 0 HP_EXPERIMENT_DIRECTORY="$exp" ./filtered "$SIZE" "$STEPS") ;;
     esac || die "$1 run failed (exit status $?; see $WORK/run.log)"
@@ -141,19 +140,19 @@ CYG_SUM=${CYG_SUM#*checksum=} CYG_SUM=${CYG_SUM%% *}
 
 VARIANTS="plain cyg"
 if [ "$PLUGIN" = yes ]; then
-    VARIANTS="$VARIANTS plugin budget"
-    # The filter of (e) is what a budget run switched off, as a user would build it.
-    t=$(run budget) || exit 1
-    check_sum budget "${t##* }" "$REF_SUM"
-    if [ -f exp-budget/demoted.filter ]; then
-        cp exp-budget/demoted.filter demoted.filter
+    VARIANTS="$VARIANTS plugin exact"
+    # The filter of (e) is what a default run switched off, as a user would build it.
+    t=$(run plugin) || exit 1
+    check_sum plugin "${t##* }" "$REF_SUM"
+    if [ -f exp-plugin/demoted.filter ]; then
+        cp exp-plugin/demoted.filter demoted.filter
         # shellcheck disable=SC2086
         build "$CXX" $CXXFLAGS_BENCH $PLUGIN_CFLAGS \
             -fplugin-arg-hpmeasure_gcc-filter="$WORK/demoted.filter" -c -o filtered.o "$SRC"
         build "$INSTRUMENT" "$CXX" -O2 -o filtered filtered.o
         VARIANTS="$VARIANTS filtered"
     else
-        echo "bench: warning: HP_OVERHEAD_BUDGET=$BUDGET switched nothing off; (e) skipped" >&2
+        echo "bench: warning: the default overhead budget switched nothing off; (e) skipped" >&2
     fi
 fi
 
@@ -185,9 +184,10 @@ while [ "$rep" -le "$REPS" ]; do
 done
 
 # ---------------------------------------------------------------- what the experiments say
-# dilation VARIANT: the "estimated dilation: N%" of its fastest run's experiment, or n/a.
+# dilation VARIANT: the "estimated dilation: N%" of its fastest run's experiment (~100
+# when the estimate exceeds the run time), or n/a.
 dilation() {
-    sed -n 's/^ *estimated dilation: *\([0-9.]*\)%.*/\1/p' "best-$1/summary.txt" 2>/dev/null |
+    sed -n 's/^ *estimated dilation: *\(~*[0-9.]*\)%.*/\1/p' "best-$1/summary.txt" 2>/dev/null |
         head -n 1 | grep . || echo n/a
 }
 
@@ -196,15 +196,15 @@ for v in $VARIANTS; do
     [ -f "best-$v/summary.txt" ] || die "$v wrote no summary.txt (see $WORK/run.log)"
 done
 est_cyg=$(dilation cyg)
-est_plugin=n/a est_budget=n/a est_filtered=n/a
+est_plugin=n/a est_exact=n/a est_filtered=n/a
 instrumented=0 demoted=0 filtered_out=0
 if [ "$PLUGIN" = yes ]; then
     est_plugin=$(dilation plugin)
-    est_budget=$(dilation budget)
+    est_exact=$(dilation exact)
     instrumented=$(sed -n 's/.*GCC plug-in: \([0-9]*\) functions instrumented.*/\1/p' \
         best-plugin/summary.txt | head -n 1)
     demoted=$(sed -n 's/.*; \([0-9]*\) regions\{0,1\} switched off during the run.*/\1/p' \
-        best-budget/summary.txt | head -n 1)
+        best-plugin/summary.txt | head -n 1)
     if [ -n "${min_filtered:-}" ]; then
         est_filtered=$(dilation filtered)
         filtered_out=$(sed -n 's/.*, \([0-9]*\) by the compile-time filter.*/\1/p' \
@@ -215,14 +215,14 @@ fi
 # ---------------------------------------------------------------- report
 # shellcheck disable=SC2154 # the min_* and cpu_* variables are set by eval
 awk -v reps="$REPS" -v size="$SIZE" -v steps="$STEPS" -v cyg_steps="$CYG_STEPS" \
-    -v budget="$BUDGET" -v plugin="$PLUGIN" -v sum="$REF_SUM" \
+    -v plugin="$PLUGIN" -v sum="$REF_SUM" \
     -v instrumented="${instrumented:-0}" -v demoted="${demoted:-0}" \
     -v filtered_out="${filtered_out:-0}" \
-    -v a="$min_plain" -v b="$min_cyg" -v c="${min_plugin:-0}" -v d="${min_budget:-0}" \
+    -v a="$min_plain" -v b="$min_cyg" -v c="${min_plugin:-0}" -v d="${min_exact:-0}" \
     -v e="${min_filtered:-0}" \
-    -v ca="$cpu_plain" -v cb="$cpu_cyg" -v cc="${cpu_plugin:-0}" -v cd="${cpu_budget:-0}" \
+    -v ca="$cpu_plain" -v cb="$cpu_cyg" -v cc="${cpu_plugin:-0}" -v cd="${cpu_exact:-0}" \
     -v ce="${cpu_filtered:-0}" \
-    -v xb="$est_cyg" -v xc="$est_plugin" -v xd="$est_budget" -v xe="$est_filtered" '
+    -v xb="$est_cyg" -v xc="$est_plugin" -v xd="$est_exact" -v xe="$est_filtered" '
 function ratio(x, y) { return y > 0 ? x / y : 0 }
 function row(name, wall, cpu, est, target) {
     if (wall == 0) {
@@ -250,13 +250,13 @@ BEGIN {
     if (plugin != "yes") {
         printf "  (c)-(e) GCC plug-in: skipped (not built, or the compiler cannot load it)\n"
     } else {
-        row("(c) plug-in, defaults", c, cc, xc, "    (target <= 1.25x)")
-        row("(d) plug-in, HP_OVERHEAD_BUDGET=" budget, d, cd, xd, "    (target <= 1.10x)")
-        row("(e) plug-in, filter from (d)", e, ce, xe, "")
+        row("(c) plug-in, defaults (budget 5%)", c, cc, xc, "    (target <= 1.10x)")
+        row("(d) plug-in, HP_OVERHEAD_BUDGET=0", d, cd, xd, "    (exact visits)")
+        row("(e) plug-in, filter from (c)", e, ce, xe, "")
     }
     printf "  * ran %d steps; its time is scaled to %d\n", cyg_steps, steps
     if (plugin == "yes")
-        printf "  plug-in: %d functions instrumented; the budget switched off %d, the filter left out %d\n", \
+        printf "  plug-in: %d functions instrumented; the default budget switched off %d, the filter left out %d\n", \
             instrumented, demoted, filtered_out
     printf "  every build printed checksum %s (the cyg build its own, for %d steps)\n", sum, cyg_steps
     printf "  est. dil. = the \"estimated dilation\" line of the fastest run'"'"'s summary.txt\n\n"
@@ -267,7 +267,7 @@ BEGIN {
     key("cyg", b, cb, xb)
     if (plugin == "yes") {
         key("plugin", c, cc, xc)
-        key("budget", d, cd, xd)
+        key("exact", d, cd, xd)
         key("filtered", e, ce, xe)
         printf "bench: instrument_plugin_functions=%d\n", instrumented
         printf "bench: instrument_budget_demoted=%d\n", demoted

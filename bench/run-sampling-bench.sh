@@ -141,7 +141,8 @@ run() {
     case $1 in
         dil_plain) out=$(launch 0 ./dil-plain "$STEPS") ;;
         dil_signal) out=$(launch 0 ./dil-plain "$STEPS" 1000) ;;
-        dil_full) out=$(launch 0 HP_EXPERIMENT_DIRECTORY="$exp" ./dil-full "$FULL_STEPS") ;;
+        dil_full) out=$(launch 0 HP_EXPERIMENT_DIRECTORY="$exp" HP_OVERHEAD_BUDGET=0 \
+            ./dil-full "$FULL_STEPS") ;;
         dil_nc0) out=$(launch 0 HP_EXPERIMENT_DIRECTORY="$exp" HP_SAMPLING_FREQUENCY=0 \
             ./dil-nc "$STEPS") ;;
         dil_nc100) out=$(launch 0 HP_EXPERIMENT_DIRECTORY="$exp" HP_SAMPLING_FREQUENCY=100 \

@@ -62,10 +62,13 @@ static const config_var config_vars[] = {
       "Deepest call path recorded (main is depth 1), 0 = no limit. Calls below it get no "
       "call path of their own: their time and visits stay with the path at the limit, and "
       "summary.txt says how many there were (deep recursion in a bounded tree)." },
-    { "HP_OVERHEAD_BUDGET", VAR_UINT, "0", FIELD(overhead_budget),
-      "Percent, 0 = off (1 to 100): a function built with the GCC plug-in whose probe cost "
-      "exceeds this share of its mean time is switched off during the run once it was "
-      "visited 1024 times on one call path; summary.txt lists it and demoted.filter in the "
+    /* On by default, as TAU's throttling is: a hot one-line function would otherwise
+     * make a C++ program several times slower before anyone reads the profile. */
+    { "HP_OVERHEAD_BUDGET", VAR_UINT, "5", FIELD(overhead_budget),
+      "Percent, 1 to 100, or 0 = off (every visit counted exactly). Default 5: a function "
+      "built with the GCC plug-in whose probe cost exceeds this share of its mean time is "
+      "switched off during the run once it was visited 1024 times on one call path; "
+      "summary.txt lists it with its visits until then, and demoted.filter in the "
       "experiment directory excludes it at the next build. See doc/hp-instrument.md." },
     { "HP_MPI_UNWIND_EXCLUDE", VAR_STRING,
       "MPI_Comm_rank,MPI_Comm_size,MPI_Wtime,MPI_Wtick,MPI_Test,MPI_Testany,MPI_Testall,"

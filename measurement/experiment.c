@@ -124,8 +124,10 @@ static size_t collect_notes(char notes[][256])
     hp_overhead_demoted(&demoted);
     if (demoted > 0)
         snprintf(notes[n++], 256, "HP_OVERHEAD_BUDGET=%llu%% switched off %zu hot, short "
-                 "regions during the run (listed in summary.txt; demoted.filter leaves them "
-                 "out at the next build)", (unsigned long long)hp_cfg.overhead_budget, demoted);
+                 "region%s during the run (listed in summary.txt with visits until then; "
+                 "demoted.filter leaves them out at the next build; HP_OVERHEAD_BUDGET=0 "
+                 "counts every visit)", (unsigned long long)hp_cfg.overhead_budget, demoted,
+                 demoted == 1 ? "" : "s");
     if (hp_region_unknown_count() > 0)
         snprintf(notes[n++], 256, "%llu functions had no symbol and are named "
                  "UNKNOWN@...", (unsigned long long)hp_region_unknown_count());

@@ -5,14 +5,15 @@
 # --instrument-inline brings those back; the compile-time filter removes exactly the
 # named regions and files (and an INCLUDE that names an inline function brings it back);
 # HP_OVERHEAD_BUDGET switches a hot, short function off while threads run it, keeps the
-# tree balanced and writes a filter that removes it at the next build; without the
-# plug-in hp-instrument falls back to -finstrument-functions and says so.
+# tree balanced and writes a filter that removes it at the next build, and is on by
+# default (runs that check exact visits of hot functions set HP_OVERHEAD_BUDGET=0);
+# without the plug-in hp-instrument falls back to -finstrument-functions and says so.
 . "$HP_SRCDIR/test/integration/lib.sh"
-plan 28
+plan 31
 
 SRC="$PROGRAMS/plugin/mesh.cpp $PROGRAMS/plugin/mesh_check.cpp"
 if [ ! -f "$HP_INSTRUMENT_LIBDIR/hpmeasure/hpmeasure_gcc.so" ]; then
-    for i in $(seq 28); do echo "ok $i # SKIP the GCC plug-in was not built (gcc-12-plugin-dev)"; done
+    for i in $(seq 31); do echo "ok $i # SKIP the GCC plug-in was not built (gcc-12-plugin-dev)"; done
     exit 0
 fi
 
@@ -70,7 +71,7 @@ check "a later -fno-instrument-functions wins: no hooks" sh -c "! nm off.o | gre
 
 # --instrument-inline: the accessors, the inline helper and the constructor come back.
 check "build with --instrument-inline" hp-instrument --instrument-inline g++ -O2 -pthread -o mesh-inl $SRC
-HP_EXPERIMENT_DIRECTORY=exp-inl ./mesh-inl >/dev/null
+HP_OVERHEAD_BUDGET=0 HP_EXPERIMENT_DIRECTORY=exp-inl ./mesh-inl >/dev/null
 tree_of exp-inl/profile.cubex > tree-inl.txt
 check "Mesh::at(int): 2000 visits below relax in every thread" \
     test "$(grep -c '/Mesh::relax(int)/Mesh::at(int) [012] 2000$' tree-inl.txt)" = 3
@@ -91,7 +92,7 @@ SCOREP_REGION_NAMES_BEGIN
 SCOREP_REGION_NAMES_END
 FILTER
 check "build with --instrument-filter" hp-instrument --instrument-filter=compile.filter g++ -O2 -pthread -o mesh-filt $SRC
-HP_EXPERIMENT_DIRECTORY=exp-filt ./mesh-filt >/dev/null
+HP_OVERHEAD_BUDGET=0 HP_EXPERIMENT_DIRECTORY=exp-filt ./mesh-filt >/dev/null
 tree_of exp-filt/profile.cubex > tree-filt.txt
 sed -e '/checked(int)/d' -e 's|/Mesh::relax(int) \([012]\) 1000|/Mesh::at(int) \1 2000|' want.txt > want-filt.txt
 check "filter: relax and mesh_check.cpp gone, Mesh::at(int) back below sweep" diff want-filt.txt tree-filt.txt
@@ -116,6 +117,18 @@ check "budget: demoted.filter names relax" grep -qx '  EXCLUDE MANGLED _ZN4Mesh5
 hp-instrument --instrument-filter=exp-budget/demoted.filter g++ -O2 -pthread -o mesh-next $SRC
 HP_EXPERIMENT_DIRECTORY=exp-next ./mesh-next >/dev/null
 check "the next build leaves relax out" sh -c "! $CUBEDUMP --regions exp-next/profile.cubex | grep -q relax"
+
+# The budget is on by default (5%): the same run without HP_OVERHEAD_BUDGET switches
+# relax off too (and sweep, short once relax costs nothing), and says how to keep every
+# visit.
+HP_EXPERIMENT_DIRECTORY=exp-default ./mesh 3000 >/dev/null 2>default.err
+check "default budget: Mesh::relax(int) listed as switched off" \
+    sh -c "grep -A3 'overhead budget: 5%' exp-default/summary.txt | grep -q ' Mesh::relax(int)$'"
+check "default budget: stderr names HP_OVERHEAD_BUDGET=0 for exact visits" \
+    grep -q 'HP_OVERHEAD_BUDGET=5% switched off [12] hot, short regions* .*HP_OVERHEAD_BUDGET=0 counts every visit' default.err
+check "default budget: the rest of the tree is exact and balanced" \
+    diff <(grep -v 'relax\|sweep' want.txt) \
+    <(tree_of exp-default/profile.cubex | grep -v 'relax\|sweep')
 
 # Without the plug-in (--no-plugin; t014 checks the message when it is missing):
 # -finstrument-functions, with code from system headers excluded.

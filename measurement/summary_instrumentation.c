@@ -78,10 +78,18 @@ void hp_summary_write_instrumentation(FILE *out, const hp_profile *p)
     fprintf(out, "  probe cost: %.1f ns per call (calibrated at start); %" PRIu64
             " visits of instrumented functions\n", probe_ns, in->probe_visits);
     double share = write_dilation(out, probe_ns, in->probe_visits, in->measured_ns);
-    if (in->budget_percent > 0)
+    /* The budget can only switch off what the plug-in built (overhead.h): without it, a
+     * line about the budget would promise what cannot happen. */
+    if (in->units == 0) {
+        if (share > 10.0)
+            fprintf(out, "  to lower it: build with the GCC plug-in (hp-instrument's default for "
+                         "GCC), whose hot, short functions the overhead budget switches off "
+                         "during the run; see doc/hp-instrument.md\n");
+    } else if (in->budget_percent > 0) {
         write_demoted(out, p);
-    else if (share > 10.0)
+    } else if (share > 10.0) {
         fprintf(out, "  to lower it: HP_OVERHEAD_BUDGET (default 5, here 0 = off) switches hot, "
                      "short functions off during the run; see doc/hp-instrument.md\n");
+    }
     fputc('\n', out);
 }

@@ -9,11 +9,11 @@
 # default (runs that check exact visits of hot functions set HP_OVERHEAD_BUDGET=0);
 # without the plug-in hp-instrument falls back to -finstrument-functions and says so.
 . "$HP_SRCDIR/test/integration/lib.sh"
-plan 31
+plan 33
 
 SRC="$PROGRAMS/plugin/mesh.cpp $PROGRAMS/plugin/mesh_check.cpp"
 if [ ! -f "$HP_INSTRUMENT_LIBDIR/hpmeasure/hpmeasure_gcc.so" ]; then
-    for i in $(seq 31); do echo "ok $i # SKIP the GCC plug-in was not built (gcc-12-plugin-dev)"; done
+    for i in $(seq 33); do echo "ok $i # SKIP the GCC plug-in was not built (gcc-12-plugin-dev)"; done
     exit 0
 fi
 
@@ -65,6 +65,8 @@ check_eq "instrumentation note: 7 functions in 2 units, none filtered" "7 2 0" \
     "$n_instr $n_units ${n_filtered:-}"
 check "instrumentation note: at least the 4 inline functions left out" test "${n_inline:-0}" -ge 4
 check "hp-report shows the note" sh -c "hp-report exp/profile.cubex | grep -q '^  estimated dilation: '"
+check "the dilation is a share of the run time" \
+    grep -q '^  estimated dilation: [0-9.]*% of the measured run time went into probes' exp/summary.txt
 
 hp-instrument g++ -O2 -c -fno-instrument-functions -o off.o "$PROGRAMS/plugin/mesh_check.cpp"
 check "a later -fno-instrument-functions wins: no hooks" sh -c "! nm off.o | grep -q __hp_plugin"
@@ -136,6 +138,8 @@ check "build with --no-plugin" hp-instrument --no-plugin g++ -O2 -pthread -o mes
 HP_EXPERIMENT_DIRECTORY=exp-fallback ./mesh-fallback >/dev/null
 tree_of exp-fallback/profile.cubex > tree-fallback.txt
 check "fallback: accessors instrumented" grep -q '/Mesh::relax(int)/Mesh::at(int) 0 2000$' tree-fallback.txt
+check "fallback: no overhead budget line (it cannot switch these functions off)" \
+    sh -c "! grep -q 'overhead budget' exp-fallback/summary.txt"
 check "fallback: no code from system headers" \
     sh -c "! $CUBEDUMP --regions exp-fallback/profile.cubex | cut -f4 | grep -q '^/usr/'"
 finish

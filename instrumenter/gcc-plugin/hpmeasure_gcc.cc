@@ -382,9 +382,11 @@ static int read_arguments(const struct plugin_name_args *info)
  * short function that the plain build inlines into its callers stays a real call once
  * instrumented, and after the overhead budget switched it off, that call and the code
  * it keeps the caller from optimizing are nearly all it still costs (doc/bench.md:
- * 1.10-1.15x on the C++ proxy). So the limits for functions not declared inline grow by
- * that much, unless the command line sets them. Code left out of instrumentation gets
- * the same room, which the plain build does not give it: that is the price.
+ * 1.10-1.15x on the C++ proxy). So the limit of the inliner for functions not declared
+ * inline grows by that much, unless the command line sets it (GCC has no per-callee
+ * limit: uninstrumented functions of the unit get the same room, which is the price).
+ * The early inliner's limit stays: it also governs functions declared inline, which
+ * carry no hooks, and raising it made -O1 builds inline visibly more than plain ones.
  */
 enum { HOOKS_INLINE_SIZE = 10 };
 
@@ -394,8 +396,6 @@ static void make_room_for_hooks(void)
         return;
     if (!global_options_set.x_param_max_inline_insns_auto)
         param_max_inline_insns_auto += HOOKS_INLINE_SIZE;
-    if (!global_options_set.x_param_early_inlining_insns)
-        param_early_inlining_insns += HOOKS_INLINE_SIZE;
 }
 
 int plugin_init(struct plugin_name_args *info, struct plugin_gcc_version *version)

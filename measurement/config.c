@@ -22,7 +22,7 @@ typedef enum var_type {
     VAR_SIZE,
     VAR_UINT,
     VAR_STRING,
-    VAR_TIMER
+    VAR_CHOICE /* one of the words in choice_vars, stored as its index (an enum) */
 } var_type;
 
 typedef struct config_var {
@@ -33,6 +33,24 @@ typedef struct config_var {
     size_t size;   /* of the field, for strings */
     const char *help;
 } config_var;
+
+/* The words a VAR_CHOICE variable accepts, separated by '|'; a word's index is the value
+ * of the enum it is stored in. */
+static const struct {
+    const char *name;
+    const char *choices;
+} choice_vars[] = {
+    { "HP_TIMER", "tsc|monotonic" },
+    { "HP_THREAD_LOCATIONS", "reuse|each" },
+};
+
+static const char *choices_of(const config_var *v)
+{
+    for (size_t i = 0; i < sizeof(choice_vars) / sizeof(choice_vars[0]); i++)
+        if (strcmp(choice_vars[i].name, v->name) == 0)
+            return choice_vars[i].choices;
+    return "";
+}
 
 #define FIELD(f) offsetof(hp_config, f), sizeof(((hp_config *)0)->f)
 
@@ -51,7 +69,7 @@ static const config_var config_vars[] = {
       "Measurement memory per process (K, M, G suffixes; at least 256K). When it is used up, "
       "measurement stops growing and the output says so. With tracing, a quarter of it is "
       "each location's trace buffer (flushed to disk when full)." },
-    { "HP_TIMER", VAR_TIMER, "tsc", FIELD(timer),
+    { "HP_TIMER", VAR_CHOICE, "tsc", FIELD(timer),
       "Timer: tsc (the CPU's invariant time-stamp counter; falls back to monotonic when the "
       "CPU has none) or monotonic (clock_gettime)." },
     { "HP_SAMPLING_FREQUENCY", VAR_UINT, "0", FIELD(sampling_frequency),
@@ -62,6 +80,11 @@ static const config_var config_vars[] = {
       "Deepest call path recorded (main is depth 1), 0 = no limit. Calls below it get no "
       "call path of their own: their time and visits stay with the path at the limit, and "
       "summary.txt says how many there were (deep recursion in a bounded tree)." },
+    { "HP_THREAD_LOCATIONS", VAR_CHOICE, "reuse", FIELD(thread_locations),
+      "reuse: a thread that starts takes over the location (call tree, trace) of a thread "
+      "that ended, preferring one that ran the same start routine, so a profile has as many "
+      "thread locations as threads were alive at once; each: every thread is a location of "
+      "its own (as long as HP_TOTAL_MEMORY holds them). See doc/threads.md." },
     { "HP_OVERHEAD_BUDGET", VAR_UINT, "0", FIELD(overhead_budget),
       "Percent, 0 = off (1 to 100): a function built with the GCC plug-in whose probe cost "
       "exceeds this share of its mean time is switched off during the run once it was "
@@ -161,27 +184,55 @@ int hp_config_parse_size(const char *s, uint64_t *out)
     return 0;
 }
 
-static const char *accepted_forms(var_type type)
+static const char *choice_word(const char *choices, int i, char *out, size_t size);
+
+/* The forms v accepts, for messages and help (choices are listed into buf). */
+static const char *accepted_forms(const config_var *v, char *buf, size_t size)
 {
-    switch (type) {
+    switch (v->type) {
     case VAR_BOOL: return "true, false, yes, no, 1, 0";
     case VAR_SIZE: return "a byte count with optional K, M or G suffix, e.g. 16M";
     case VAR_UINT: return "a non-negative whole number";
-    case VAR_TIMER: return "tsc or monotonic";
+    case VAR_CHOICE: {
+        char word[64];
+        buf[0] = '\0';
+        for (int i = 0; *choice_word(choices_of(v), i, word, sizeof(word)) != '\0'; i++) {
+            size_t used = strlen(buf);
+            snprintf(buf + used, size - used, "%s%s", i == 0 ? "" : " or ", word);
+        }
+        return buf;
+    }
     case VAR_STRING: return "any text";
     }
     return "";
 }
 
-static int parse_timer(const char *s, hp_timer_kind *out)
+_Static_assert(sizeof(hp_timer_kind) == sizeof(int) &&
+                   sizeof(hp_thread_locations) == sizeof(int),
+               "VAR_CHOICE fields are stored as int");
+
+/* The index of word s in choices ("a|b|c"), or -1. Case does not matter. */
+static int choice_index(const char *choices, const char *s)
 {
-    if (strcasecmp(s, "tsc") == 0)
-        *out = HP_TIMER_TSC;
-    else if (strcasecmp(s, "monotonic") == 0)
-        *out = HP_TIMER_MONOTONIC;
-    else
-        return -1;
-    return 0;
+    size_t n = strlen(s);
+    int i = 0;
+    for (const char *c = choices; *c != '\0'; i++) {
+        size_t len = strcspn(c, "|");
+        if (len == n && strncasecmp(c, s, n) == 0)
+            return i;
+        c += len + (c[len] == '|');
+    }
+    return -1;
+}
+
+/* The word of choices at index i (into out). */
+static const char *choice_word(const char *choices, int i, char *out, size_t size)
+{
+    const char *c = choices;
+    for (; i > 0 && *c != '\0'; i--)
+        c += strcspn(c, "|") + (c[strcspn(c, "|")] == '|');
+    snprintf(out, size, "%.*s", (int)strcspn(c, "|"), c);
+    return out;
 }
 
 /* Stores the parsed value of one variable into hp_cfg. Returns 0 or -1. */
@@ -208,8 +259,13 @@ static int store_value(const config_var *v, const char *s)
             *(uint64_t *)field = u;
         }
         return 0;
-    case VAR_TIMER:
-        return parse_timer(s, (hp_timer_kind *)field);
+    case VAR_CHOICE: {
+        int i = choice_index(choices_of(v), s);
+        if (i < 0)
+            return -1;
+        *(int *)field = i;
+        return 0;
+    }
     case VAR_STRING:
         if (strlen(s) >= v->size)
             return -1;
@@ -269,14 +325,14 @@ int hp_config_load(const char *(*getenv_fn)(const char *), char *err, size_t err
         if (s == NULL)
             continue;
         const char *range = NULL;
-        char why[128];
+        char why[128], forms[128];
         if (store_value(v, s) < 0) {
             if (v->type == VAR_STRING)
                 append(err, errlen, "%s='%.60s...' is too long: at most %zu characters\n",
                        v->name, s, v->size - 1);
             else
                 append(err, errlen, "%s='%s' is not valid: expected %s\n", v->name, s,
-                       accepted_forms(v->type));
+                       accepted_forms(v, forms, sizeof(forms)));
             bad = 1;
         } else if ((range = check_range(v)) != NULL) {
             append(err, errlen, "%s='%s' is out of range: expected %s\n", v->name, s, range);
@@ -294,8 +350,10 @@ void hp_config_print_help(FILE *out)
 {
     for (size_t i = 0; i < NVARS; i++) {
         const config_var *v = &config_vars[i];
+        char forms[128];
         fprintf(out, "%s\n  Type:    %s\n  Default: %s\n  %s\n\n", v->name,
-                accepted_forms(v->type), v->default_value[0] ? v->default_value : "(empty)",
+                accepted_forms(v, forms, sizeof(forms)),
+                v->default_value[0] ? v->default_value : "(empty)",
                 v->help);
     }
 }
@@ -312,9 +370,11 @@ static void print_value(FILE *out, const config_var *v)
         else
             fprintf(out, "%llu", (unsigned long long)*(const uint64_t *)field);
         break;
-    case VAR_TIMER:
-        fputs(*(const hp_timer_kind *)field == HP_TIMER_TSC ? "tsc" : "monotonic", out);
+    case VAR_CHOICE: {
+        char word[64];
+        fputs(choice_word(choices_of(v), *(const int *)field, word, sizeof(word)), out);
         break;
+    }
     case VAR_STRING: fputs(field, out); break;
     }
 }

@@ -369,6 +369,10 @@ void hp_experiment_write_profile(const hp_profile *p, const char *suffix)
     write_profile_in(directory, p, suffix);
     if (hp_cfg.verbose > 0)
         fprintf(stderr, "hpmeasure: experiment written to %s\n", directory);
+    if (hp_cfg.verbose > 0 && hp_location_thread_count() > hp_location_count())
+        fprintf(stderr, "hpmeasure: %llu threads ran in %u locations (HP_THREAD_LOCATIONS="
+                        "reuse)\n", (unsigned long long)hp_location_thread_count(),
+                hp_location_count());
 }
 
 /* Adds (sign 1) or takes back (sign -1) the time so far of the calling thread's open
@@ -412,8 +416,11 @@ void hp_experiment_snapshot(int number)
     uint64_t now = hp_timer_now();
     for (hp_location *l = hp_location_list(); l != NULL; l = l->next) {
         hp_cct_node *root = l->cct.root;
-        if (!atomic_load(&l->closed)) /* the program root's time, as closing sets it */
-            root->incl_ticks = root->min_ticks = root->max_ticks = now - l->start_time;
+        if (!atomic_load(&l->closed)) { /* the program root's time, as closing sets it */
+            root->incl_ticks = hp_location_root_ticks(l, now);
+            if (root->visits == 1)
+                root->min_ticks = root->max_ticks = root->incl_ticks;
+        }
     }
     hp_location *self = hp__tls_location;
     bool own = self != NULL && !hp_location_ignores_events(self) && !self->in_core;

@@ -44,7 +44,8 @@ enum { HP_REGION_CACHE_SIZE = 256 };
  * INSIDE) can never undo a stop requested meanwhile by finalize. */
 enum {
     HP_BUSY_INSIDE = 1u << 0,  /* its thread is inside the core (symbolizing, ...) */
-    HP_BUSY_STOPPED = 1u << 1  /* measurement has ended for it */
+    HP_BUSY_STOPPED = 1u << 1, /* measurement has ended for it */
+    HP_BUSY_FREE = 1u << 2     /* its thread ended: waiting for the next thread */
 };
 
 typedef struct hp_cache_entry {
@@ -75,10 +76,16 @@ typedef struct hp_location {
 
     /* cold */
     uint32_t id;                /* thread number in this process, 0 = master */
-    bool ended;                 /* its thread has exited */
-    _Atomic int closed;         /* open frames accounted (once: thread end or finalize) */
-    uint64_t start_time;
+    bool ended;                 /* its (last) thread has exited */
+    _Atomic int closed;         /* open frames accounted (once per thread: its end or
+                                   finalize) */
+    uint64_t start_time;        /* start of its current (or last) thread */
     uint64_t end_time;
+    uint64_t lived_ticks;       /* lifetimes of the threads before the current one */
+    uint64_t threads;           /* threads that used it (HP_THREAD_LOCATIONS=reuse) */
+    uintptr_t start_routine;    /* pthread_create's start routine of its threads, 0 = not
+                                   known: a free location goes to a thread of the same one */
+    struct hp_location *next_free;
     uint64_t mismatched_exits;  /* exits that did not match the innermost frame */
     uint64_t unmatched_exits;   /* exits of functions not on the stack at all */
     uint64_t dropped_visits;    /* visits lost because the budget was used up */
@@ -151,6 +158,17 @@ const char *const *hp_location_call_names(size_t *count);
 /* Threads that were not measured because the budget could not hold their location. */
 uint64_t hp_location_refused_count(void);
 
+/* Threads measured in all (more than the locations when locations are reused). */
+uint64_t hp_location_thread_count(void);
+
+/* Tells the calling thread, before its first event, which start routine it runs (the
+ * pthread_create wrapper): a free location of the same routine is taken first. */
+void hp_location_set_start_routine(uintptr_t routine);
+
+/* The program root's inclusive time of loc at `now`: every thread's lifetime, the current
+ * one until now unless it has ended. */
+uint64_t hp_location_root_ticks(const hp_location *loc, uint64_t now);
+
 /* Set up by measurement start-up: the program root region every tree hangs below, and
  * whether new locations record trace events. */
 void hp_location_set_root_region(hp_region *root);
@@ -158,5 +176,9 @@ void hp_location_set_root_region(hp_region *root);
 /* Frames deeper than max_depth get no call path of their own (0 = no limit). */
 void hp_location_set_depth_limit(uint64_t max_depth);
 void hp_location_set_tracing(bool on);
+
+/* Whether a thread that ends gives its location to the next thread that starts (true) or
+ * keeps it, so that every thread is its own location (HP_THREAD_LOCATIONS). */
+void hp_location_set_reuse(bool on);
 
 #endif

@@ -80,6 +80,15 @@ static const config_var config_vars[] = {
       "Deepest call path recorded (main is depth 1), 0 = no limit. Calls below it get no "
       "call path of their own: their time and visits stay with the path at the limit, and "
       "summary.txt says how many there were (deep recursion in a bounded tree)." },
+    { "HP_SELECT_SUBTREES", VAR_STRING, "", FIELD(select_subtrees),
+      "Measure only inside calls of these functions (comma-separated names or wildcard "
+      "patterns as in filter files, e.g. solve,io_*); everything else is switched off and "
+      "its time stays with the program root. Empty = measure everything. See "
+      "doc/user-guide.md." },
+    { "HP_EXCLUDE_SUBTREES", VAR_STRING, "", FIELD(exclude_subtrees),
+      "Measure calls of these functions (patterns as for HP_SELECT_SUBTREES) with their "
+      "inclusive time, but nothing they call: their callees' time and samples count to "
+      "them. Empty = none." },
     { "HP_THREAD_LOCATIONS", VAR_CHOICE, "reuse", FIELD(thread_locations),
       "reuse: a thread that starts takes over the location (call tree, trace) of a thread "
       "that ended, preferring one that ran the same start routine, so a profile has as many "
@@ -301,6 +310,18 @@ static const char *check_signals(const config_var *v, char *why, size_t whylen)
     return NULL;
 }
 
+/* Pattern lists (subtree.c): NULL when valid, else why not. */
+static const char *check_patterns(const config_var *v)
+{
+    const char *s = (const char *)&hp_cfg + v->offset;
+    if (strcmp(v->name, "HP_SELECT_SUBTREES") != 0 &&
+        strcmp(v->name, "HP_EXCLUDE_SUBTREES") != 0)
+        return NULL;
+    if (s[0] == ',' || strstr(s, ",,") != NULL || (s[0] != '\0' && s[strlen(s) - 1] == ','))
+        return "an empty pattern";
+    return NULL;
+}
+
 static void append(char *err, size_t errlen, const char *fmt, ...)
 {
     size_t used = strlen(err);
@@ -340,6 +361,11 @@ int hp_config_load(const char *(*getenv_fn)(const char *), char *err, size_t err
         } else if ((range = check_signals(v, why, sizeof(why))) != NULL) {
             append(err, errlen, "%s='%s' is not valid (%s): expected %s\n", v->name, s,
                    range, HP_SIGNAL_LIST_FORMS);
+            bad = 1;
+        } else if ((range = check_patterns(v)) != NULL) {
+            append(err, errlen, "%s='%s' is not valid (%s): expected function names or "
+                   "wildcard patterns, separated by commas, e.g. solve,io_*\n", v->name, s,
+                   range);
             bad = 1;
         }
     }

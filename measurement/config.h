@@ -34,6 +34,8 @@ typedef struct hp_config {
     uint64_t sampling_frequency;     /* Hz, 0 = off */
     uint64_t overhead_budget;        /* percent, 0 = off */
     uint64_t profiling_max_depth;    /* call path depth recorded, 0 = no limit */
+    char select_subtrees[2048];      /* HP_SELECT_SUBTREES patterns, "" = all */
+    char exclude_subtrees[2048];     /* HP_EXCLUDE_SUBTREES patterns, "" = none */
     hp_thread_locations thread_locations;
     char mpi_unwind_exclude[2048];   /* MPI functions that do not unwind when sampling */
     bool unwind_thunks;

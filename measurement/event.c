@@ -1,6 +1,7 @@
 /*
- * The cold halves of region enters and exits. An enter is cold at the end of a stack chunk
- * and below the depth limit (HP_PROFILING_MAX_DEPTH). An exit is cold when it does not
+ * The cold halves of region enters and exits. An enter is cold at the end of a stack chunk,
+ * below the depth limit (HP_PROFILING_MAX_DEPTH) and where subtree selection switches
+ * measurement on or off (subtree.h). An exit is cold when it does not
  * match the innermost open frame. That happens for exits of enters that were dropped (budget used up), for
  * longjmp and thread cancellation (exits that never come for inner frames), and for
  * exits whose enter happened before measurement started. The frames above the
@@ -9,8 +10,37 @@
  */
 #include "event.h"
 
-hp_frame *hp__event_enter_slow(hp_location *loc)
+#include "subtree.h"
+
+static hp_frame *switched_off(hp_location *loc)
 {
+    loc->dropped_depth++;
+    loc->off_visits++;
+    return NULL;
+}
+
+/* The subtree rules (subtree.h), before the depth limit. Outside the selected subtrees
+ * the limit is 0, so every enter comes here: a selected region starts measuring, the
+ * enters outside it, counted in dropped_depth, are set aside (outer_dropped) until it
+ * returns (hp__location_stack_bottom). Below an excluded region at depth d the limit is
+ * d - 1, so the first enter after the excluded call returned (depth d - 1) comes here too
+ * and ends the exclusion: no check is needed on the exit path. */
+hp_frame *hp__event_enter_slow(hp_location *loc, hp_region *r)
+{
+    if (loc->excluded_depth != 0) {
+        if (loc->depth >= loc->excluded_depth)
+            return switched_off(loc);
+        loc->excluded_depth = 0;
+        hp__location_update_limit(loc);
+    }
+    if (loc->outside_selected) {
+        if (!(r->subtree & HP_SUBTREE_SELECT))
+            return switched_off(loc);
+        loc->outside_selected = false;
+        loc->outer_dropped = loc->dropped_depth;
+        loc->dropped_depth = 0;
+        hp__location_update_limit(loc);
+    }
     /* Beyond HP_PROFILING_MAX_DEPTH: no call path of its own, its time stays in the
      * innermost recorded frame; exits are matched like those of dropped enters. */
     if (loc->depth >= loc->depth_limit) {
@@ -18,10 +48,15 @@ hp_frame *hp__event_enter_slow(hp_location *loc)
         loc->deep_visits++;
         return NULL;
     }
-    hp_frame *f = hp__location_stack_grow(loc);
-    if (f == NULL) {
+    hp_frame *f = loc->sp;
+    if (f == loc->stack_limit && (f = hp__location_stack_grow(loc)) == NULL) {
         loc->dropped_depth++;
         loc->dropped_visits++;
+        return NULL;
+    }
+    if (r->subtree & HP_SUBTREE_EXCLUDE) { /* its frame is at depth + 1 */
+        loc->excluded_depth = loc->depth + 1;
+        hp__location_update_limit(loc);
     }
     return f;
 }

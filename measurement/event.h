@@ -15,15 +15,16 @@
 /* Exit handling that does not match the innermost frame (cold). */
 void hp__event_exit_mismatch(hp_location *loc, uintptr_t addr, uint64_t now);
 
-/* An enter at the end of a stack chunk or at the depth limit (cold): the frame to use, or
- * NULL when the enter is not recorded (counted; its exit is matched by dropped_depth). */
-hp_frame *hp__event_enter_slow(hp_location *loc);
+/* An enter at the end of a stack chunk, at the depth limit or of a region that starts or
+ * ends a measured subtree (cold): the frame to use, or NULL when the enter is not
+ * recorded (counted; its exit is matched by dropped_depth). */
+hp_frame *hp__event_enter_slow(hp_location *loc, hp_region *r);
 
 static inline void hp_event_enter(hp_location *loc, hp_region *r, uintptr_t addr)
 {
     hp_frame *f = loc->sp;
-    if (unlikely(f == loc->stack_limit || loc->depth >= loc->depth_limit)) {
-        f = hp__event_enter_slow(loc);
+    if (unlikely(f == loc->stack_limit || loc->depth >= loc->depth_limit || r->subtree)) {
+        f = hp__event_enter_slow(loc, r);
         if (f == NULL)
             return;
     }
@@ -56,8 +57,8 @@ static inline void hp_event_pop(hp_location *loc, uint64_t now)
             hp_trace_add(&loc->trace, HP_TRACE_LEAVE, f->node->region->id, now);
     }
     loc->current = f->parent;
-    if (unlikely(loc->sp == loc->stack_base) && loc->depth > 0)
-        hp__location_stack_shrink(loc);
+    if (unlikely(loc->sp == loc->stack_base))
+        hp__location_stack_bottom(loc);
 }
 
 /* True when addr is the innermost open frame, so that the exit is a plain pop. */

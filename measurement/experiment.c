@@ -86,10 +86,11 @@ static int create_directory(time_t start, char *dir, size_t size)
 /* Collects lines about degraded measurement for summary.txt and stderr. */
 static size_t collect_notes(char notes[][256])
 {
-    uint64_t dropped = 0, mismatched = 0, unmatched = 0, lost_nodes = 0, deep = 0;
+    uint64_t dropped = 0, mismatched = 0, unmatched = 0, lost_nodes = 0, deep = 0, off = 0;
     for (hp_location *l = hp_location_list(); l != NULL; l = l->next) {
         dropped += l->dropped_visits;
         deep += l->deep_visits;
+        off += l->off_visits;
         mismatched += l->mismatched_exits;
         unmatched += l->unmatched_exits;
         lost_nodes += l->cct.lost_nodes;
@@ -106,6 +107,10 @@ static size_t collect_notes(char notes[][256])
         snprintf(notes[n++], 256, "%llu calls deeper than HP_PROFILING_MAX_DEPTH=%llu have "
                  "no call path of their own: their time is in the path at that depth",
                  (unsigned long long)deep, (unsigned long long)hp_cfg.profiling_max_depth);
+    if (off > 0)
+        snprintf(notes[n++], 256, "%llu calls were switched off by HP_SELECT_SUBTREES or "
+                 "HP_EXCLUDE_SUBTREES: their time is in the program root or the excluded "
+                 "region that called them", (unsigned long long)off);
     if (mismatched > 0)
         snprintf(notes[n++], 256, "%llu regions were closed by the exit of an outer "
                  "function (longjmp, exceptions or cancelled threads)",

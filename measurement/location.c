@@ -31,6 +31,7 @@
 
 #include "runtime.h"
 #include "sampling.h"
+#include "subtree.h"
 #include "timer.h"
 
 _Thread_local hp_location *hp__tls_location __attribute__((tls_model("initial-exec")));
@@ -179,8 +180,8 @@ static hp_location *location_new(void)
 {
     hp_arena arena = { 0 };
     hp_location *loc = hp_arena_alloc(&arena, sizeof(*loc));
-    hp_stack_chunk *c = chunk_at(hp_arena_alloc(&arena, FIRST_CHUNK_BYTES), FIRST_CHUNK_BYTES,
-                                 NULL);
+    void *first = hp_arena_alloc(&arena, FIRST_CHUNK_BYTES);
+    hp_stack_chunk *c = chunk_at(first, FIRST_CHUNK_BYTES, NULL);
     if (loc == NULL || c == NULL)
         return NULL;
     loc->arena = arena;
@@ -192,7 +193,8 @@ static hp_location *location_new(void)
     loc->cct.root->visits = 1;
     hp_trace_buffer_init(&loc->trace);
     loc->tracing = tracing_on;
-    loc->depth_limit = depth_limit;
+    loc->outside_selected = hp_subtree_selecting();
+    hp__location_update_limit(loc);
     return loc;
 }
 
@@ -217,6 +219,9 @@ static void location_reset(hp_location *loc)
     loc->sp = c->base;
     loc->depth = 0;
     loc->dropped_depth = 0;
+    loc->outside_selected = hp_subtree_selecting();
+    loc->excluded_depth = 0;
+    hp__location_update_limit(loc);
     loc->current = loc->cct.root;
     loc->cct.root->visits++;
     loc->in_mpi = false;
@@ -255,7 +260,8 @@ hp_location *hp__location_attach(void)
     }
     loc->start_time = hp_timer_now();
     if (loc->tracing) /* the program root: a thread's first event is an Enter */
-        hp_trace_add(&loc->trace, HP_TRACE_ENTER, loc->cct.root->region->id, loc->start_time);
+        hp_trace_add(&loc->trace, HP_TRACE_ENTER, loc->cct.root->region->id,
+                     loc->start_time);
     pthread_once(&thread_end_once, create_thread_end_key);
     pthread_setspecific(thread_end_key, loc);
     hp__tls_location = loc;
@@ -279,11 +285,26 @@ hp_frame *hp__location_stack_grow(hp_location *loc)
     return loc->sp;
 }
 
-void hp__location_stack_shrink(hp_location *loc)
+void hp__location_update_limit(hp_location *loc)
 {
-    hp_stack_chunk *prev = loc->chunk->prev;
-    use_chunk(loc, prev);
-    loc->sp = prev->limit;
+    uint64_t limit = depth_limit;
+    if (loc->excluded_depth != 0 && loc->excluded_depth - 1 < limit)
+        limit = loc->excluded_depth - 1; /* see hp__event_enter_slow */
+    loc->depth_limit = loc->outside_selected ? 0 : limit;
+}
+
+void hp__location_stack_bottom(hp_location *loc)
+{
+    if (loc->depth > 0) {
+        hp_stack_chunk *prev = loc->chunk->prev;
+        use_chunk(loc, prev);
+        loc->sp = prev->limit;
+    } else if (hp_subtree_selecting()) { /* the selected call returned */
+        loc->outside_selected = true;
+        loc->excluded_depth = 0;
+        loc->dropped_depth = loc->outer_dropped;
+        hp__location_update_limit(loc);
+    }
 }
 
 /* The node of the frame below f (in chunk c), or the root for the outermost frame. */

@@ -63,7 +63,9 @@ typedef struct hp_location {
     hp_cct cct;
     uint64_t dropped_depth;     /* enters not pushed (budget), to be matched by exits */
     uint64_t depth;             /* open frames */
-    uint64_t depth_limit;       /* HP_PROFILING_MAX_DEPTH, UINT64_MAX = none */
+    uint64_t depth_limit;       /* enters at this depth take the slow path: the smallest of
+                                   HP_PROFILING_MAX_DEPTH (UINT64_MAX = none), an excluded
+                                   subtree's, and 0 outside selected subtrees */
     uint64_t max_depth;
     bool in_mpi;                /* inside a measured MPI call: nested ones are not measured */
     bool tracing;               /* record events in trace (HP_ENABLE_TRACING) */
@@ -90,6 +92,10 @@ typedef struct hp_location {
     uint64_t unmatched_exits;   /* exits of functions not on the stack at all */
     uint64_t dropped_visits;    /* visits lost because the budget was used up */
     uint64_t deep_visits;       /* visits below depth_limit, folded into the frame above */
+    uint64_t off_visits;        /* calls switched off by HP_SELECT/EXCLUDE_SUBTREES */
+    bool outside_selected;      /* HP_SELECT_SUBTREES: no selected call is open */
+    uint64_t outer_dropped;     /* enters switched off outside the open selected subtree */
+    uint64_t excluded_depth;    /* depth of the open HP_EXCLUDE_SUBTREES frame, 0 = none */
     uint64_t *call_counts;      /* unmeasured calls per adapter function (MPI), or NULL */
     hp_stack_chunk *chunk;
     hp_arena arena;
@@ -134,8 +140,22 @@ static inline hp_location *hp_location_get(void)
 /* Frames beyond the current chunk: moves to the next chunk (allocating it on first
  * use). Returns the frame to fill or NULL when the budget is used up. */
 hp_frame *hp__location_stack_grow(hp_location *loc);
-/* Called when sp reached the base of a chunk that is not the first: moves back. */
-void hp__location_stack_shrink(hp_location *loc);
+/* Called when sp reached the base of a chunk: moves back to the previous chunk, or, at
+ * the bottom of the stack, switches measurement off again when only selected subtrees
+ * are measured. */
+void hp__location_stack_bottom(hp_location *loc);
+
+/* Sets loc's depth_limit from its subtree state and HP_PROFILING_MAX_DEPTH. */
+void hp__location_update_limit(hp_location *loc);
+
+/* True when loc's thread is in switched-off code (outside the selected subtrees, or below
+ * an excluded region): samples then count to the current region without unwinding. */
+static inline bool hp_location_switched_off(const hp_location *loc)
+{
+    return loc->outside_selected ||
+           (loc->excluded_depth != 0 && loc->depth == loc->excluded_depth &&
+            loc->dropped_depth > 0);
+}
 
 /* Accounts every open frame of loc as ending at `now` (exit from deep inside, thread
  * end, finalize) and records the end time; only the first call per location counts. It

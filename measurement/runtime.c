@@ -28,6 +28,7 @@
 #include "overhead.h"
 #include "sampling.h"
 #include "signals.h"
+#include "subtree.h"
 #include "timer.h"
 #include "trace_buffer.h"
 #include "util/compiler.h"
@@ -67,6 +68,9 @@ static void load_configuration(void)
         if (filter == NULL)
             hp_runtime_stop_on_bad_input("invalid filter file (HP_FILTERING_FILE)", err);
     }
+    if (hp_subtree_setup(hp_cfg.select_subtrees, hp_cfg.exclude_subtrees, err,
+                         sizeof(err)) < 0)
+        hp_runtime_stop_on_bad_input("invalid subtree patterns", err);
 }
 
 /* Set by the marker library that `hp-instrument --nocompiler` links: such programs have

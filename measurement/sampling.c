@@ -245,7 +245,9 @@ static void take_sample(hp_location *loc, void *ucontext)
     }
     hp_location_enter_core(loc);
     uint64_t weight = effective_interval(loc, now);
-    if (loc->current != NULL) {
+    /* In switched-off code (subtree.h) nothing is unwound: the current region, the
+     * excluded one or the root, has the time in its own already. */
+    if (loc->current != NULL && !hp_location_switched_off(loc)) {
         uintptr_t starts[MAX_STOPS];
         hp_unwind_stop stop = { starts, stop_addresses(loc, starts), 0 };
         size_t count;

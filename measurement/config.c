@@ -42,6 +42,7 @@ static const struct {
 } choice_vars[] = {
     { "HP_TIMER", "tsc|monotonic" },
     { "HP_THREAD_LOCATIONS", "reuse|each" },
+    { "HP_PROFILING_RECURSION", "keep|collapse" },
 };
 
 static const char *choices_of(const config_var *v)
@@ -80,6 +81,12 @@ static const config_var config_vars[] = {
       "Deepest call path recorded (main is depth 1), 0 = no limit. Calls below it get no "
       "call path of their own: their time and visits stay with the path at the limit, and "
       "summary.txt says how many there were (deep recursion in a bounded tree)." },
+    { "HP_PROFILING_RECURSION", VAR_CHOICE, "keep", FIELD(profiling_recursion),
+      "keep: every level of a recursion is a call path of its own; collapse: a recursive "
+      "call (direct or through other functions) counts as a visit of the outermost call "
+      "of the same function on the path, and its callees hang below that one, so deep "
+      "recursion gives a small tree; summary.txt names the deepest recursion. Costs a "
+      "walk up the call path on every call. See doc/user-guide.md." },
     { "HP_SELECT_SUBTREES", VAR_STRING, "", FIELD(select_subtrees),
       "Measure only inside calls of these functions (comma-separated names or wildcard "
       "patterns as in filter files, e.g. solve,io_*); everything else is switched off and "
@@ -217,7 +224,8 @@ static const char *accepted_forms(const config_var *v, char *buf, size_t size)
 }
 
 _Static_assert(sizeof(hp_timer_kind) == sizeof(int) &&
-                   sizeof(hp_thread_locations) == sizeof(int),
+                   sizeof(hp_thread_locations) == sizeof(int) &&
+                   sizeof(hp_recursion) == sizeof(int),
                "VAR_CHOICE fields are stored as int");
 
 /* The index of word s in choices ("a|b|c"), or -1. Case does not matter. */

@@ -24,6 +24,11 @@ typedef enum hp_thread_locations {
     HP_THREAD_LOCATIONS_EACH   /* one location per thread */
 } hp_thread_locations;
 
+typedef enum hp_recursion {
+    HP_RECURSION_KEEP,    /* a call path per recursion level */
+    HP_RECURSION_COLLAPSE /* recursive calls fold into their outermost call's node */
+} hp_recursion;
+
 typedef struct hp_config {
     bool enable_profiling;
     bool enable_tracing;
@@ -34,6 +39,7 @@ typedef struct hp_config {
     uint64_t sampling_frequency;     /* Hz, 0 = off */
     uint64_t overhead_budget;        /* percent, 0 = off */
     uint64_t profiling_max_depth;    /* call path depth recorded, 0 = no limit */
+    hp_recursion profiling_recursion;
     char select_subtrees[2048];      /* HP_SELECT_SUBTREES patterns, "" = all */
     char exclude_subtrees[2048];     /* HP_EXCLUDE_SUBTREES patterns, "" = none */
     hp_thread_locations thread_locations;

@@ -25,7 +25,40 @@ static hp_frame *switched_off(hp_location *loc)
  * returns (hp__location_stack_bottom). Below an excluded region at depth d the limit is
  * d - 1, so the first enter after the excluded call returned (depth d - 1) comes here too
  * and ends the exclusion: no check is needed on the exit path. */
-hp_frame *hp__event_enter_slow(hp_location *loc, hp_region *r)
+/* With HP_PROFILING_RECURSION=collapse: the node of r's open call, or NULL when r has
+ * none. Recursive calls are folded, so the path from the root to the current node is
+ * the open calls that were not folded, one node each, and it never changes for a node:
+ * when the current node has a child for r, r is not on that path. */
+static hp_cct_node *recursion_target(const hp_location *loc, const hp_region *r)
+{
+    const hp_cct_node *last = loc->current->last_entered;
+    if (last != NULL && last->region == r)
+        return NULL;
+    for (hp_cct_node *n = loc->current; n != NULL; n = n->parent)
+        if (n->region == r)
+            return n;
+    return NULL;
+}
+
+/* Pushes frame f of a recursive call folded into outer's: a visit of outer; the current
+ * node stays, so the call's callees hang below the innermost call that was not folded,
+ * and the frame adds no time (outer's own includes it). */
+static void fold(hp_location *loc, hp_frame *f, hp_cct_node *outer, uintptr_t addr)
+{
+    *f = (hp_frame){ .addr = addr, .node = NULL, .parent = loc->current,
+                     .start = HP_FRAME_FOLDED };
+    loc->sp = f + 1;
+    if (++loc->depth > loc->max_depth)
+        loc->max_depth = loc->depth;
+    outer->visits++;
+    loc->folded_calls++;
+    if (++loc->folded_open > loc->folded_max) {
+        loc->folded_max = loc->folded_open;
+        loc->folded_deepest = outer->region;
+    }
+}
+
+hp_frame *hp__event_enter_slow(hp_location *loc, hp_region *r, uintptr_t addr)
 {
     if (loc->excluded_depth != 0) {
         if (loc->depth >= loc->excluded_depth)
@@ -43,7 +76,7 @@ hp_frame *hp__event_enter_slow(hp_location *loc, hp_region *r)
     }
     /* Beyond HP_PROFILING_MAX_DEPTH: no call path of its own, its time stays in the
      * innermost recorded frame; exits are matched like those of dropped enters. */
-    if (loc->depth >= loc->depth_limit) {
+    if (loc->depth >= loc->depth_cap) {
         loc->dropped_depth++;
         loc->deep_visits++;
         return NULL;
@@ -52,6 +85,12 @@ hp_frame *hp__event_enter_slow(hp_location *loc, hp_region *r)
     if (f == loc->stack_limit && (f = hp__location_stack_grow(loc)) == NULL) {
         loc->dropped_depth++;
         loc->dropped_visits++;
+        return NULL;
+    }
+    hp_cct_node *outer = loc->collapse && loc->current != NULL ? recursion_target(loc, r)
+                                                                : NULL;
+    if (outer != NULL) {
+        fold(loc, f, outer, addr);
         return NULL;
     }
     if (r->subtree & HP_SUBTREE_EXCLUDE) { /* its frame is at depth + 1 */

@@ -15,16 +15,17 @@
 /* Exit handling that does not match the innermost frame (cold). */
 void hp__event_exit_mismatch(hp_location *loc, uintptr_t addr, uint64_t now);
 
-/* An enter at the end of a stack chunk, at the depth limit or of a region that starts or
- * ends a measured subtree (cold): the frame to use, or NULL when the enter is not
- * recorded (counted; its exit is matched by dropped_depth). */
-hp_frame *hp__event_enter_slow(hp_location *loc, hp_region *r);
+/* An enter at the end of a stack chunk, at the depth limit, of a region that starts or
+ * ends a measured subtree, or with recursion folding (cold): the frame to use, or NULL
+ * when the enter is done (folded recursion) or not recorded (counted; its exit is
+ * matched by dropped_depth). */
+hp_frame *hp__event_enter_slow(hp_location *loc, hp_region *r, uintptr_t addr);
 
 static inline void hp_event_enter(hp_location *loc, hp_region *r, uintptr_t addr)
 {
     hp_frame *f = loc->sp;
     if (unlikely(f == loc->stack_limit || loc->depth >= loc->depth_limit || r->subtree)) {
-        f = hp__event_enter_slow(loc, r);
+        f = hp__event_enter_slow(loc, r, addr);
         if (f == NULL)
             return;
     }
@@ -55,6 +56,8 @@ static inline void hp_event_pop(hp_location *loc, uint64_t now)
         hp_cct_visit_end(f->node, now - f->start);
         if (unlikely(loc->tracing))
             hp_trace_add(&loc->trace, HP_TRACE_LEAVE, f->node->region->id, now);
+    } else if (f->start == HP_FRAME_FOLDED) {
+        loc->folded_open--;
     }
     loc->current = f->parent;
     if (unlikely(loc->sp == loc->stack_base))

@@ -30,7 +30,7 @@
 #define HP_VERSION "0.0.0"
 #endif
 
-enum { MAX_NOTES = 12, PATH_SIZE = 8192 };
+enum { MAX_NOTES = 16, PATH_SIZE = 8192 };
 
 const char *hp_experiment_program_name(void)
 {
@@ -87,10 +87,17 @@ static int create_directory(time_t start, char *dir, size_t size)
 static size_t collect_notes(char notes[][256])
 {
     uint64_t dropped = 0, mismatched = 0, unmatched = 0, lost_nodes = 0, deep = 0, off = 0;
+    uint64_t folded = 0, folded_max = 0;
+    const hp_region *deepest = NULL;
     for (hp_location *l = hp_location_list(); l != NULL; l = l->next) {
         dropped += l->dropped_visits;
         deep += l->deep_visits;
         off += l->off_visits;
+        folded += l->folded_calls;
+        if (l->folded_max > folded_max) {
+            folded_max = l->folded_max;
+            deepest = l->folded_deepest;
+        }
         mismatched += l->mismatched_exits;
         unmatched += l->unmatched_exits;
         lost_nodes += l->cct.lost_nodes;
@@ -107,6 +114,11 @@ static size_t collect_notes(char notes[][256])
         snprintf(notes[n++], 256, "%llu calls deeper than HP_PROFILING_MAX_DEPTH=%llu have "
                  "no call path of their own: their time is in the path at that depth",
                  (unsigned long long)deep, (unsigned long long)hp_cfg.profiling_max_depth);
+    if (deepest != NULL)
+        snprintf(notes[n++], 256, "HP_PROFILING_RECURSION=collapse folded %llu recursive "
+                 "calls into the calls they recursed from; the deepest recursion: %llu "
+                 "recursive calls open at once, in %.80s", (unsigned long long)folded,
+                 (unsigned long long)folded_max, deepest->name);
     if (off > 0)
         snprintf(notes[n++], 256, "%llu calls were switched off by HP_SELECT_SUBTREES or "
                  "HP_EXCLUDE_SUBTREES: their time is in the program root or the excluded "

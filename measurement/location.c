@@ -56,6 +56,7 @@ static _Thread_local uintptr_t thread_start_routine;
 static hp_region *root_region;
 static bool tracing_on;
 static uint64_t depth_limit = UINT64_MAX;
+static bool collapse_on;
 static pthread_key_t thread_end_key;
 static pthread_once_t thread_end_once = PTHREAD_ONCE_INIT;
 
@@ -67,6 +68,11 @@ void hp_location_set_root_region(hp_region *root)
 void hp_location_set_depth_limit(uint64_t max_depth)
 {
     depth_limit = max_depth > 0 ? max_depth : UINT64_MAX;
+}
+
+void hp_location_set_collapse(bool on)
+{
+    collapse_on = on;
 }
 
 void hp_location_set_tracing(bool on)
@@ -193,6 +199,8 @@ static hp_location *location_new(void)
     loc->cct.root->visits = 1;
     hp_trace_buffer_init(&loc->trace);
     loc->tracing = tracing_on;
+    loc->depth_cap = depth_limit;
+    loc->collapse = collapse_on;
     loc->outside_selected = hp_subtree_selecting();
     hp__location_update_limit(loc);
     return loc;
@@ -287,10 +295,10 @@ hp_frame *hp__location_stack_grow(hp_location *loc)
 
 void hp__location_update_limit(hp_location *loc)
 {
-    uint64_t limit = depth_limit;
+    uint64_t limit = loc->depth_cap;
     if (loc->excluded_depth != 0 && loc->excluded_depth - 1 < limit)
         limit = loc->excluded_depth - 1; /* see hp__event_enter_slow */
-    loc->depth_limit = loc->outside_selected ? 0 : limit;
+    loc->depth_limit = loc->outside_selected || loc->collapse ? 0 : limit;
 }
 
 void hp__location_stack_bottom(hp_location *loc)

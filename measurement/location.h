@@ -22,6 +22,10 @@
 #include "trace_buffer.h"
 #include "util/compiler.h"
 
+/* hp_frame.start of a recursive call folded into an outer call (HP_PROFILING_RECURSION):
+ * its node is NULL, so it adds no time (the outer call's time holds it). */
+#define HP_FRAME_FOLDED 0
+
 typedef struct hp_frame {
     uintptr_t addr;       /* code address of the function (compiler adapter) */
     hp_cct_node *node;    /* NULL when the node could not be created (budget) */
@@ -96,6 +100,12 @@ typedef struct hp_location {
     bool outside_selected;      /* HP_SELECT_SUBTREES: no selected call is open */
     uint64_t outer_dropped;     /* enters switched off outside the open selected subtree */
     uint64_t excluded_depth;    /* depth of the open HP_EXCLUDE_SUBTREES frame, 0 = none */
+    uint64_t depth_cap;         /* HP_PROFILING_MAX_DEPTH, UINT64_MAX = none */
+    bool collapse;              /* HP_PROFILING_RECURSION=collapse */
+    uint64_t folded_calls;      /* recursive calls folded into an outer call's node */
+    uint64_t folded_open;       /* folded frames on the stack */
+    uint64_t folded_max;        /* the most that were on it at once */
+    const hp_region *folded_deepest; /* the region folded into then */
     uint64_t *call_counts;      /* unmeasured calls per adapter function (MPI), or NULL */
     hp_stack_chunk *chunk;
     hp_arena arena;
@@ -195,6 +205,8 @@ void hp_location_set_root_region(hp_region *root);
 
 /* Frames deeper than max_depth get no call path of their own (0 = no limit). */
 void hp_location_set_depth_limit(uint64_t max_depth);
+/* Whether recursive calls fold into the outermost call (HP_PROFILING_RECURSION). */
+void hp_location_set_collapse(bool on);
 void hp_location_set_tracing(bool on);
 
 /* Whether a thread that ends gives its location to the next thread that starts (true) or

@@ -148,6 +148,7 @@ static int start_measurement(void)
         return STATE_DISABLED;
     hp_location_set_root_region(root);
     hp_location_set_depth_limit(hp_cfg.profiling_max_depth);
+    hp_location_set_collapse(hp_cfg.profiling_recursion == HP_RECURSION_COLLAPSE);
     hp_location_set_reuse(hp_cfg.thread_locations == HP_THREAD_LOCATIONS_REUSE);
     hp_overhead_init(hp_cfg.overhead_budget);
     start_sampling();

@@ -70,8 +70,21 @@ static inline bool hp_event_exit_matches(const hp_location *loc, uintptr_t addr)
     return loc->depth > 0 && loc->sp[-1].addr == addr && loc->dropped_depth == 0;
 }
 
+/* Consumes the exit of an enter that was not recorded (switched off, too deep, no
+ * budget), which needs no timestamp: this keeps a switched-off call (HP_SELECT_SUBTREES,
+ * HP_EXCLUDE_SUBTREES) close to a filtered one. False for any other exit. */
+static inline bool hp_event_exit_unrecorded(hp_location *loc)
+{
+    if (likely(loc->dropped_depth == 0))
+        return false;
+    loc->dropped_depth--;
+    return true;
+}
+
 static inline void hp_event_exit(hp_location *loc, uintptr_t addr)
 {
+    if (hp_event_exit_unrecorded(loc))
+        return;
     uint64_t now = hp_timer_now();
     if (likely(hp_event_exit_matches(loc, addr)))
         hp_event_pop(loc, now);

@@ -98,15 +98,15 @@ cygo=$(per "$min_cygoff" "$min_plain" $calls)
 tp=$(per "$min_tplain" 0 "$T")
 tr=$(per "$min_treuse" 0 "$T")
 te=$(per "$min_teach" 0 "$T")
-printf '%-44s %12s\n' "calls ($calls per run, ns added per call)" ""
-printf '  %-42s %12s\n' "unfiltered" "$unf" "every call filtered" "$allf" \
+printf '%-48s %8s\n' "calls ($calls per run, ns added per call)" ""
+printf '  %-46s %8s\n' "unfiltered" "$unf" "every call filtered" "$allf" \
     "HP_EXCLUDE_SUBTREES=mid (10 of 11 off)" "$excl" \
     "HP_SELECT_SUBTREES matching nothing (all off)" "$off" \
     "HP_SELECT_SUBTREES=main (all selected)" "$sel" \
     "--no-plugin: every call filtered" "$cygf" \
     "--no-plugin: every call switched off" "$cygo"
-printf '%-44s %12s\n' "threads ($T started and joined, us per thread)" ""
-printf '  %-42s %12s\n' "plain" "$(per "$min_tplain" 0 $((T * 1000)))" \
+printf '%-48s %8s\n' "threads ($T started and joined, us per thread)" ""
+printf '  %-46s %8s\n' "plain" "$(per "$min_tplain" 0 $((T * 1000)))" \
     "HP_THREAD_LOCATIONS=reuse" "$(per "$min_treuse" 0 $((T * 1000)))" \
     "HP_THREAD_LOCATIONS=each" "$(per "$min_teach" 0 $((T * 1000)))"
 echo "bench: unfiltered_ns_per_call=$unf"

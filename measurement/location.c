@@ -141,7 +141,7 @@ static void on_thread_end(void *arg)
     hp_location *loc = arg;
     hp__tls_location = &unmeasured_location;
     atomic_fetch_or(&loc->busy, reuse_on ? HP_BUSY_FREE : HP_BUSY_STOPPED);
-    hp_sampling_thread_stop(loc);
+    hp_sampling_thread_end(loc);
     hp_location_close(loc, hp_timer_now());
     loc->ended = true;
     if (reuse_on)
@@ -227,6 +227,7 @@ static void location_reset(hp_location *loc)
     loc->sp = c->base;
     loc->depth = 0;
     loc->dropped_depth = 0;
+    loc->folded_open = 0;
     loc->outside_selected = hp_subtree_selecting();
     loc->excluded_depth = 0;
     hp__location_update_limit(loc);

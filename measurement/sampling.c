@@ -396,6 +396,19 @@ void hp_sampling_thread_stop(hp_location *loc)
         timer_delete(s->timer);
 }
 
+void hp_sampling_thread_end(hp_location *loc)
+{
+    hp_sampling_thread_stop(loc);
+    struct hp_sampling *s = loc->sampling;
+    stack_t current;
+    if (s == NULL || s->signal_stack == NULL || sigaltstack(NULL, &current) < 0 ||
+        current.ss_sp != s->signal_stack)
+        return;
+    /* a signal still queued for this thread must not run on memory another thread uses */
+    stack_t off = { .ss_flags = SS_DISABLE };
+    sigaltstack(&off, NULL);
+}
+
 int hp_sampling_setup(uint64_t hz)
 {
     if (hp_unwind_init() < 0 || hp_region_enable_sampling() < 0) {

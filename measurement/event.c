@@ -1,8 +1,9 @@
 /*
- * The cold halves of region enters and exits. An enter is cold at the end of a stack chunk,
- * below the depth limit (HP_PROFILING_MAX_DEPTH) and where subtree selection switches
- * measurement on or off (subtree.h). An exit is cold when it does not
- * match the innermost open frame. That happens for exits of enters that were dropped (budget used up), for
+ * The cold halves of region enters and exits. An enter is cold at the end of a stack
+ * chunk, below the depth limit (HP_PROFILING_MAX_DEPTH), where subtree selection
+ * switches measurement on or off (subtree.h), and for every call when recursion is folded
+ * (HP_PROFILING_RECURSION=collapse). An exit is cold when it does not match the innermost
+ * open frame. That happens for exits of enters that were dropped (budget used up), for
  * longjmp and thread cancellation (exits that never come for inner frames), and for
  * exits whose enter happened before measurement started. The frames above the
  * matching one are closed at the same time and counted as mismatched; an exit that
@@ -19,12 +20,6 @@ static hp_frame *switched_off(hp_location *loc)
     return NULL;
 }
 
-/* The subtree rules (subtree.h), before the depth limit. Outside the selected subtrees
- * the limit is 0, so every enter comes here: a selected region starts measuring, the
- * enters outside it, counted in dropped_depth, are set aside (outer_dropped) until it
- * returns (hp__location_stack_bottom). Below an excluded region at depth d the limit is
- * d - 1, so the first enter after the excluded call returned (depth d - 1) comes here too
- * and ends the exclusion: no check is needed on the exit path. */
 /* With HP_PROFILING_RECURSION=collapse: the node of r's open call, or NULL when r has
  * none. Recursive calls are folded, so the path from the root to the current node is
  * the open calls that were not folded, one node each, and it never changes for a node:
@@ -58,6 +53,13 @@ static void fold(hp_location *loc, hp_frame *f, hp_cct_node *outer, uintptr_t ad
     }
 }
 
+/* The subtree rules (subtree.h) come first, then the depth limit, then recursion
+ * folding. Outside the selected subtrees the limit is 0, so every enter comes here: a
+ * selected region starts measuring, the enters outside it, counted in dropped_depth, are
+ * set aside (outer_dropped) until it returns (hp__location_stack_bottom). Below an
+ * excluded region at depth d the limit is d - 1, so the first enter after the excluded
+ * call returned (depth d - 1) comes here too and ends the exclusion: no check is needed
+ * on the exit path. */
 hp_frame *hp__event_enter_slow(hp_location *loc, hp_region *r, uintptr_t addr)
 {
     if (loc->excluded_depth != 0) {

@@ -5,6 +5,8 @@
  */
 #include "cct.h"
 
+/* 4 KiB from the location's arena: a thread that calls a few functions costs little of
+ * the budget (the table grows from whole pages). */
 enum { INITIAL_SLOTS = 512 };
 
 static inline uint32_t child_hash(const hp_cct_node *parent, const hp_region *r)
@@ -28,7 +30,7 @@ static hp_cct_node *node_new(hp_cct *t, hp_cct_node *parent, hp_region *r)
 int hp_cct_init(hp_cct *t, hp_arena *arena, hp_region *root_region)
 {
     t->arena = arena;
-    t->slots = hp_memory_pages(INITIAL_SLOTS * sizeof(hp_cct_slot));
+    t->slots = hp_arena_alloc(arena, INITIAL_SLOTS * sizeof(hp_cct_slot));
     t->mask = INITIAL_SLOTS - 1;
     t->root = node_new(t, NULL, root_region);
     return t->slots != NULL && t->root != NULL ? 0 : -1;

@@ -22,7 +22,7 @@ typedef enum var_type {
     VAR_SIZE,
     VAR_UINT,
     VAR_STRING,
-    VAR_TIMER
+    VAR_CHOICE /* one of the words in choice_vars, stored as its index (an enum) */
 } var_type;
 
 typedef struct config_var {
@@ -33,6 +33,25 @@ typedef struct config_var {
     size_t size;   /* of the field, for strings */
     const char *help;
 } config_var;
+
+/* The words a VAR_CHOICE variable accepts, separated by '|'; a word's index is the value
+ * of the enum it is stored in. */
+static const struct {
+    const char *name;
+    const char *choices;
+} choice_vars[] = {
+    { "HP_TIMER", "tsc|monotonic" },
+    { "HP_THREAD_LOCATIONS", "reuse|each" },
+    { "HP_PROFILING_RECURSION", "keep|collapse" },
+};
+
+static const char *choices_of(const config_var *v)
+{
+    for (size_t i = 0; i < sizeof(choice_vars) / sizeof(choice_vars[0]); i++)
+        if (strcmp(choice_vars[i].name, v->name) == 0)
+            return choice_vars[i].choices;
+    return "";
+}
 
 #define FIELD(f) offsetof(hp_config, f), sizeof(((hp_config *)0)->f)
 
@@ -51,7 +70,7 @@ static const config_var config_vars[] = {
       "Measurement memory per process (K, M, G suffixes; at least 256K). When it is used up, "
       "measurement stops growing and the output says so. With tracing, a quarter of it is "
       "each location's trace buffer (flushed to disk when full)." },
-    { "HP_TIMER", VAR_TIMER, "tsc", FIELD(timer),
+    { "HP_TIMER", VAR_CHOICE, "tsc", FIELD(timer),
       "Timer: tsc (the CPU's invariant time-stamp counter; falls back to monotonic when the "
       "CPU has none) or monotonic (clock_gettime)." },
     { "HP_SAMPLING_FREQUENCY", VAR_UINT, "0", FIELD(sampling_frequency),
@@ -62,6 +81,26 @@ static const config_var config_vars[] = {
       "Deepest call path recorded (main is depth 1), 0 = no limit. Calls below it get no "
       "call path of their own: their time and visits stay with the path at the limit, and "
       "summary.txt says how many there were (deep recursion in a bounded tree)." },
+    { "HP_PROFILING_RECURSION", VAR_CHOICE, "keep", FIELD(profiling_recursion),
+      "keep: every level of a recursion is a call path of its own; collapse: a recursive "
+      "call (direct or through other functions) counts as a visit of the outermost call "
+      "of the same function on the path, and its callees hang below that one, so deep "
+      "recursion gives a small tree; summary.txt names the deepest recursion. Costs a "
+      "walk up the call path on every call. See doc/user-guide.md." },
+    { "HP_SELECT_SUBTREES", VAR_STRING, "", FIELD(select_subtrees),
+      "Measure only inside calls of these functions (comma-separated names or wildcard "
+      "patterns as in filter files, e.g. solve,io_*); everything else is switched off and "
+      "its time stays with the program root. Empty = measure everything. See "
+      "doc/user-guide.md." },
+    { "HP_EXCLUDE_SUBTREES", VAR_STRING, "", FIELD(exclude_subtrees),
+      "Measure calls of these functions (patterns as for HP_SELECT_SUBTREES) with their "
+      "inclusive time, but nothing they call: their callees' time and samples count to "
+      "them. Empty = none." },
+    { "HP_THREAD_LOCATIONS", VAR_CHOICE, "reuse", FIELD(thread_locations),
+      "reuse: a thread that starts takes over the location (call tree, trace) of a thread "
+      "that ended, preferring one that ran the same start routine, so a profile has as many "
+      "thread locations as threads were alive at once; each: every thread is a location of "
+      "its own (as long as HP_TOTAL_MEMORY holds them). See doc/threads.md." },
     /* On by default, as TAU's throttling is: a hot one-line function would otherwise
      * make a C++ program several times slower before anyone reads the profile. */
     { "HP_OVERHEAD_BUDGET", VAR_UINT, "5", FIELD(overhead_budget),
@@ -164,27 +203,56 @@ int hp_config_parse_size(const char *s, uint64_t *out)
     return 0;
 }
 
-static const char *accepted_forms(var_type type)
+static const char *choice_word(const char *choices, int i, char *out, size_t size);
+
+/* The forms v accepts, for messages and help (choices are listed into buf). */
+static const char *accepted_forms(const config_var *v, char *buf, size_t size)
 {
-    switch (type) {
+    switch (v->type) {
     case VAR_BOOL: return "true, false, yes, no, 1, 0";
     case VAR_SIZE: return "a byte count with optional K, M or G suffix, e.g. 16M";
     case VAR_UINT: return "a non-negative whole number";
-    case VAR_TIMER: return "tsc or monotonic";
+    case VAR_CHOICE: {
+        char word[64];
+        buf[0] = '\0';
+        for (int i = 0; *choice_word(choices_of(v), i, word, sizeof(word)) != '\0'; i++) {
+            size_t used = strlen(buf);
+            snprintf(buf + used, size - used, "%s%s", i == 0 ? "" : " or ", word);
+        }
+        return buf;
+    }
     case VAR_STRING: return "any text";
     }
     return "";
 }
 
-static int parse_timer(const char *s, hp_timer_kind *out)
+_Static_assert(sizeof(hp_timer_kind) == sizeof(int) &&
+                   sizeof(hp_thread_locations) == sizeof(int) &&
+                   sizeof(hp_recursion) == sizeof(int),
+               "VAR_CHOICE fields are stored as int");
+
+/* The index of word s in choices ("a|b|c"), or -1. Case does not matter. */
+static int choice_index(const char *choices, const char *s)
 {
-    if (strcasecmp(s, "tsc") == 0)
-        *out = HP_TIMER_TSC;
-    else if (strcasecmp(s, "monotonic") == 0)
-        *out = HP_TIMER_MONOTONIC;
-    else
-        return -1;
-    return 0;
+    size_t n = strlen(s);
+    int i = 0;
+    for (const char *c = choices; *c != '\0'; i++) {
+        size_t len = strcspn(c, "|");
+        if (len == n && strncasecmp(c, s, n) == 0)
+            return i;
+        c += len + (c[len] == '|');
+    }
+    return -1;
+}
+
+/* The word of choices at index i (into out). */
+static const char *choice_word(const char *choices, int i, char *out, size_t size)
+{
+    const char *c = choices;
+    for (; i > 0 && *c != '\0'; i--)
+        c += strcspn(c, "|") + (c[strcspn(c, "|")] == '|');
+    snprintf(out, size, "%.*s", (int)strcspn(c, "|"), c);
+    return out;
 }
 
 /* Stores the parsed value of one variable into hp_cfg. Returns 0 or -1. */
@@ -211,8 +279,13 @@ static int store_value(const config_var *v, const char *s)
             *(uint64_t *)field = u;
         }
         return 0;
-    case VAR_TIMER:
-        return parse_timer(s, (hp_timer_kind *)field);
+    case VAR_CHOICE: {
+        int i = choice_index(choices_of(v), s);
+        if (i < 0)
+            return -1;
+        *(int *)field = i;
+        return 0;
+    }
     case VAR_STRING:
         if (strlen(s) >= v->size)
             return -1;
@@ -248,6 +321,18 @@ static const char *check_signals(const config_var *v, char *why, size_t whylen)
     return NULL;
 }
 
+/* Pattern lists (subtree.c): NULL when valid, else why not. */
+static const char *check_patterns(const config_var *v)
+{
+    const char *s = (const char *)&hp_cfg + v->offset;
+    if (strcmp(v->name, "HP_SELECT_SUBTREES") != 0 &&
+        strcmp(v->name, "HP_EXCLUDE_SUBTREES") != 0)
+        return NULL;
+    if (s[0] == ',' || strstr(s, ",,") != NULL || (s[0] != '\0' && s[strlen(s) - 1] == ','))
+        return "an empty pattern";
+    return NULL;
+}
+
 static void append(char *err, size_t errlen, const char *fmt, ...)
 {
     size_t used = strlen(err);
@@ -272,14 +357,14 @@ int hp_config_load(const char *(*getenv_fn)(const char *), char *err, size_t err
         if (s == NULL)
             continue;
         const char *range = NULL;
-        char why[128];
+        char why[128], forms[128];
         if (store_value(v, s) < 0) {
             if (v->type == VAR_STRING)
                 append(err, errlen, "%s='%.60s...' is too long: at most %zu characters\n",
                        v->name, s, v->size - 1);
             else
                 append(err, errlen, "%s='%s' is not valid: expected %s\n", v->name, s,
-                       accepted_forms(v->type));
+                       accepted_forms(v, forms, sizeof(forms)));
             bad = 1;
         } else if ((range = check_range(v)) != NULL) {
             append(err, errlen, "%s='%s' is out of range: expected %s\n", v->name, s, range);
@@ -287,6 +372,11 @@ int hp_config_load(const char *(*getenv_fn)(const char *), char *err, size_t err
         } else if ((range = check_signals(v, why, sizeof(why))) != NULL) {
             append(err, errlen, "%s='%s' is not valid (%s): expected %s\n", v->name, s,
                    range, HP_SIGNAL_LIST_FORMS);
+            bad = 1;
+        } else if ((range = check_patterns(v)) != NULL) {
+            append(err, errlen, "%s='%s' is not valid (%s): expected function names or "
+                   "wildcard patterns, separated by commas, e.g. solve,io_*\n", v->name, s,
+                   range);
             bad = 1;
         }
     }
@@ -297,8 +387,10 @@ void hp_config_print_help(FILE *out)
 {
     for (size_t i = 0; i < NVARS; i++) {
         const config_var *v = &config_vars[i];
+        char forms[128];
         fprintf(out, "%s\n  Type:    %s\n  Default: %s\n  %s\n\n", v->name,
-                accepted_forms(v->type), v->default_value[0] ? v->default_value : "(empty)",
+                accepted_forms(v, forms, sizeof(forms)),
+                v->default_value[0] ? v->default_value : "(empty)",
                 v->help);
     }
 }
@@ -315,9 +407,11 @@ static void print_value(FILE *out, const config_var *v)
         else
             fprintf(out, "%llu", (unsigned long long)*(const uint64_t *)field);
         break;
-    case VAR_TIMER:
-        fputs(*(const hp_timer_kind *)field == HP_TIMER_TSC ? "tsc" : "monotonic", out);
+    case VAR_CHOICE: {
+        char word[64];
+        fputs(choice_word(choices_of(v), *(const int *)field, word, sizeof(word)), out);
         break;
+    }
     case VAR_STRING: fputs(field, out); break;
     }
 }

@@ -19,6 +19,16 @@ typedef enum hp_timer_kind {
     HP_TIMER_MONOTONIC
 } hp_timer_kind;
 
+typedef enum hp_thread_locations {
+    HP_THREAD_LOCATIONS_REUSE, /* a thread that starts takes over an ended thread's */
+    HP_THREAD_LOCATIONS_EACH   /* one location per thread */
+} hp_thread_locations;
+
+typedef enum hp_recursion {
+    HP_RECURSION_KEEP,    /* a call path per recursion level */
+    HP_RECURSION_COLLAPSE /* recursive calls fold into their outermost call's node */
+} hp_recursion;
+
 typedef struct hp_config {
     bool enable_profiling;
     bool enable_tracing;
@@ -29,6 +39,10 @@ typedef struct hp_config {
     uint64_t sampling_frequency;     /* Hz, 0 = off */
     uint64_t overhead_budget;        /* percent, 0 = off */
     uint64_t profiling_max_depth;    /* call path depth recorded, 0 = no limit */
+    hp_recursion profiling_recursion;
+    char select_subtrees[2048];      /* HP_SELECT_SUBTREES patterns, "" = all */
+    char exclude_subtrees[2048];     /* HP_EXCLUDE_SUBTREES patterns, "" = none */
+    hp_thread_locations thread_locations;
     char mpi_unwind_exclude[2048];   /* MPI functions that do not unwind when sampling */
     bool unwind_thunks;
     char mpi_enable_groups[512];

@@ -15,15 +15,17 @@
 /* Exit handling that does not match the innermost frame (cold). */
 void hp__event_exit_mismatch(hp_location *loc, uintptr_t addr, uint64_t now);
 
-/* An enter at the end of a stack chunk or at the depth limit (cold): the frame to use, or
- * NULL when the enter is not recorded (counted; its exit is matched by dropped_depth). */
-hp_frame *hp__event_enter_slow(hp_location *loc);
+/* An enter at the end of a stack chunk, at the depth limit, of a region that starts or
+ * ends a measured subtree, or with recursion folding (cold): the frame to use, or NULL
+ * when the enter is done (folded recursion) or not recorded (counted; its exit is
+ * matched by dropped_depth). */
+hp_frame *hp__event_enter_slow(hp_location *loc, hp_region *r, uintptr_t addr);
 
 static inline void hp_event_enter(hp_location *loc, hp_region *r, uintptr_t addr)
 {
     hp_frame *f = loc->sp;
-    if (unlikely(f == loc->stack_limit || loc->depth >= loc->depth_limit)) {
-        f = hp__event_enter_slow(loc);
+    if (unlikely(f == loc->stack_limit || loc->depth >= loc->depth_limit || r->subtree)) {
+        f = hp__event_enter_slow(loc, r, addr);
         if (f == NULL)
             return;
     }
@@ -54,10 +56,12 @@ static inline void hp_event_pop(hp_location *loc, uint64_t now)
         hp_cct_visit_end(f->node, now - f->start);
         if (unlikely(loc->tracing))
             hp_trace_add(&loc->trace, HP_TRACE_LEAVE, f->node->region->id, now);
+    } else if (f->start == HP_FRAME_FOLDED) {
+        loc->folded_open--;
     }
     loc->current = f->parent;
-    if (unlikely(loc->sp == loc->stack_base) && loc->depth > 0)
-        hp__location_stack_shrink(loc);
+    if (unlikely(loc->sp == loc->stack_base))
+        hp__location_stack_bottom(loc);
 }
 
 /* True when addr is the innermost open frame, so that the exit is a plain pop. */
@@ -66,8 +70,21 @@ static inline bool hp_event_exit_matches(const hp_location *loc, uintptr_t addr)
     return loc->depth > 0 && loc->sp[-1].addr == addr && loc->dropped_depth == 0;
 }
 
+/* Consumes the exit of an enter that was not recorded (switched off, too deep, no
+ * budget), which needs no timestamp: this keeps a switched-off call (HP_SELECT_SUBTREES,
+ * HP_EXCLUDE_SUBTREES) close to a filtered one. False for any other exit. */
+static inline bool hp_event_exit_unrecorded(hp_location *loc)
+{
+    if (likely(loc->dropped_depth == 0))
+        return false;
+    loc->dropped_depth--;
+    return true;
+}
+
 static inline void hp_event_exit(hp_location *loc, uintptr_t addr)
 {
+    if (hp_event_exit_unrecorded(loc))
+        return;
     uint64_t now = hp_timer_now();
     if (likely(hp_event_exit_matches(loc, addr)))
         hp_event_pop(loc, now);

@@ -30,7 +30,7 @@
 #define HP_VERSION "0.0.0"
 #endif
 
-enum { MAX_NOTES = 12, PATH_SIZE = 8192 };
+enum { MAX_NOTES = 16, PATH_SIZE = 8192 };
 
 const char *hp_experiment_program_name(void)
 {
@@ -86,10 +86,18 @@ static int create_directory(time_t start, char *dir, size_t size)
 /* Collects lines about degraded measurement for summary.txt and stderr. */
 static size_t collect_notes(char notes[][256])
 {
-    uint64_t dropped = 0, mismatched = 0, unmatched = 0, lost_nodes = 0, deep = 0;
+    uint64_t dropped = 0, mismatched = 0, unmatched = 0, lost_nodes = 0, deep = 0, off = 0;
+    uint64_t folded = 0, folded_max = 0;
+    const hp_region *deepest = NULL;
     for (hp_location *l = hp_location_list(); l != NULL; l = l->next) {
         dropped += l->dropped_visits;
         deep += l->deep_visits;
+        off += l->off_visits;
+        folded += l->folded_calls;
+        if (l->folded_max > folded_max) {
+            folded_max = l->folded_max;
+            deepest = l->folded_deepest;
+        }
         mismatched += l->mismatched_exits;
         unmatched += l->unmatched_exits;
         lost_nodes += l->cct.lost_nodes;
@@ -106,6 +114,15 @@ static size_t collect_notes(char notes[][256])
         snprintf(notes[n++], 256, "%llu calls deeper than HP_PROFILING_MAX_DEPTH=%llu have "
                  "no call path of their own: their time is in the path at that depth",
                  (unsigned long long)deep, (unsigned long long)hp_cfg.profiling_max_depth);
+    if (deepest != NULL)
+        snprintf(notes[n++], 256, "HP_PROFILING_RECURSION=collapse folded %llu recursive "
+                 "calls into the calls they recursed from; the deepest recursion: %llu "
+                 "recursive calls open at once, in %.80s", (unsigned long long)folded,
+                 (unsigned long long)folded_max, deepest->name);
+    if (off > 0)
+        snprintf(notes[n++], 256, "%llu calls were switched off by HP_SELECT_SUBTREES or "
+                 "HP_EXCLUDE_SUBTREES: their time is in the program root or the excluded "
+                 "region that called them", (unsigned long long)off);
     if (mismatched > 0)
         snprintf(notes[n++], 256, "%llu regions were closed by the exit of an outer "
                  "function (longjmp, exceptions or cancelled threads)",
@@ -371,6 +388,10 @@ void hp_experiment_write_profile(const hp_profile *p, const char *suffix)
     write_profile_in(directory, p, suffix);
     if (hp_cfg.verbose > 0)
         fprintf(stderr, "hpmeasure: experiment written to %s\n", directory);
+    if (hp_cfg.verbose > 0 && hp_location_thread_count() > hp_location_count())
+        fprintf(stderr, "hpmeasure: %llu threads ran in %u locations (HP_THREAD_LOCATIONS="
+                        "reuse)\n", (unsigned long long)hp_location_thread_count(),
+                hp_location_count());
 }
 
 /* Adds (sign 1) or takes back (sign -1) the time so far of the calling thread's open
@@ -414,8 +435,11 @@ void hp_experiment_snapshot(int number)
     uint64_t now = hp_timer_now();
     for (hp_location *l = hp_location_list(); l != NULL; l = l->next) {
         hp_cct_node *root = l->cct.root;
-        if (!atomic_load(&l->closed)) /* the program root's time, as closing sets it */
-            root->incl_ticks = root->min_ticks = root->max_ticks = now - l->start_time;
+        if (!atomic_load(&l->closed)) { /* the program root's time, as closing sets it */
+            root->incl_ticks = hp_location_root_ticks(l, now);
+            if (root->visits == 1)
+                root->min_ticks = root->max_ticks = root->incl_ticks;
+        }
     }
     hp_location *self = hp__tls_location;
     bool own = self != NULL && !hp_location_ignores_events(self) && !self->in_core;

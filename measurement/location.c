@@ -1,11 +1,20 @@
 /*
  * Location life cycle: creation on a thread's first event (cold path), the shadow
- * stack's chunks, closing open frames at thread end or finalize, and the list of all
- * locations that finalize walks.
+ * stack's chunks, closing open frames at thread end or finalize, reuse by a later thread,
+ * and the list of all locations that finalize walks.
  *
  * A thread's end is noticed through a pthread key destructor, which runs when the
  * thread exits; its open frames are closed then, so a thread that ends with
  * pthread_exit from deep inside keeps correct inclusive times.
+ *
+ * With HP_THREAD_LOCATIONS=reuse (the default) the ended thread's location then goes to
+ * a free list, and the next thread that starts takes it instead of a new one: its call
+ * tree, trace buffer and sampling state carry on, and the new thread's visits add to
+ * the old ones, like the threads of a pool. A program that starts and joins threads one
+ * after another thus needs as many locations as it ever had threads alive at once. A
+ * free location that ran the same start routine (pthread_create's, when the wrapper in
+ * adapters/threads saw it) is preferred, so that each location's tree stays one kind of
+ * thread; otherwise the most recently freed one is taken.
  */
 #include "location.h"
 
@@ -13,8 +22,16 @@
 #include <stdatomic.h>
 #include <stddef.h>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define cpu_relax() _mm_pause()
+#else
+#define cpu_relax() ((void)0)
+#endif
+
 #include "runtime.h"
 #include "sampling.h"
+#include "subtree.h"
 #include "timer.h"
 
 _Thread_local hp_location *hp__tls_location __attribute__((tls_model("initial-exec")));
@@ -25,9 +42,21 @@ static _Atomic uint64_t refused_count;
 /* Stands in for the location of a thread the budget could not hold, so that its
  * events cost one check instead of a new attempt each time. */
 static hp_location unmeasured_location = { .busy = HP_BUSY_STOPPED };
+static _Atomic uint64_t thread_count;
+static bool reuse_on = true;
+/* Free locations (HP_BUSY_FREE), newest first, behind a spin lock: taking and giving back
+ * are a few pointer moves, once per thread. A thread never waits for itself: a signal
+ * handler that runs an instrumented function while its thread holds the lock finds
+ * changing_free_list set and is not measured. */
+static hp_location *free_list;
+static atomic_flag free_lock = ATOMIC_FLAG_INIT;
+static _Thread_local bool changing_free_list;
+/* The start routine of the calling thread, from the pthread_create wrapper. */
+static _Thread_local uintptr_t thread_start_routine;
 static hp_region *root_region;
 static bool tracing_on;
 static uint64_t depth_limit = UINT64_MAX;
+static bool collapse_on;
 static pthread_key_t thread_end_key;
 static pthread_once_t thread_end_once = PTHREAD_ONCE_INIT;
 
@@ -41,18 +70,82 @@ void hp_location_set_depth_limit(uint64_t max_depth)
     depth_limit = max_depth > 0 ? max_depth : UINT64_MAX;
 }
 
+void hp_location_set_collapse(bool on)
+{
+    collapse_on = on;
+}
+
 void hp_location_set_tracing(bool on)
 {
     tracing_on = on;
 }
 
+void hp_location_set_reuse(bool on)
+{
+    reuse_on = on;
+}
+
+void hp_location_set_start_routine(uintptr_t routine)
+{
+    thread_start_routine = routine;
+}
+
+static void free_list_lock(void)
+{
+    changing_free_list = true;
+    while (atomic_flag_test_and_set_explicit(&free_lock, memory_order_acquire))
+        cpu_relax();
+}
+
+static void free_list_unlock(void)
+{
+    atomic_flag_clear_explicit(&free_lock, memory_order_release);
+    changing_free_list = false;
+}
+
+static void free_list_push(hp_location *loc)
+{
+    free_list_lock();
+    loc->next_free = free_list;
+    free_list = loc;
+    free_list_unlock();
+}
+
+/* A free location for a thread running routine: one that ran it before, else the newest;
+ * NULL when none is free. */
+static hp_location *free_list_take(uintptr_t routine)
+{
+    free_list_lock();
+    hp_location **pick = NULL;
+    for (hp_location **p = &free_list; *p != NULL; p = &(*p)->next_free) {
+        if ((*p)->start_routine == routine) {
+            pick = p;
+            break;
+        }
+        if (pick == NULL)
+            pick = p;
+    }
+    hp_location *loc = NULL;
+    if (pick != NULL) {
+        loc = *pick;
+        *pick = loc->next_free;
+    }
+    free_list_unlock();
+    return loc;
+}
+
+/* Runs in the exiting thread. Events it still has (other key destructors) go nowhere:
+ * its location may belong to another thread a moment later. */
 static void on_thread_end(void *arg)
 {
     hp_location *loc = arg;
-    atomic_fetch_or(&loc->busy, HP_BUSY_STOPPED);
-    hp_sampling_thread_stop(loc);
+    hp__tls_location = &unmeasured_location;
+    atomic_fetch_or(&loc->busy, reuse_on ? HP_BUSY_FREE : HP_BUSY_STOPPED);
+    hp_sampling_thread_end(loc);
     hp_location_close(loc, hp_timer_now());
     loc->ended = true;
+    if (reuse_on)
+        free_list_push(loc);
 }
 
 static void create_thread_end_key(void)
@@ -60,15 +153,21 @@ static void create_thread_end_key(void)
     pthread_key_create(&thread_end_key, on_thread_end);
 }
 
-static hp_stack_chunk *chunk_new(hp_stack_chunk *prev)
+/* A stack chunk in `bytes` of memory at mem (NULL: budget used up). */
+static hp_stack_chunk *chunk_at(void *mem, size_t bytes, hp_stack_chunk *prev)
 {
-    hp_stack_chunk *c = hp_memory_pages(HP_PAGE_SIZE);
+    hp_stack_chunk *c = mem;
     if (c == NULL)
         return NULL;
     c->prev = prev;
     c->base = (hp_frame *)((char *)c + ((sizeof(*c) + 15) & ~(size_t)15));
-    c->limit = c->base + (HP_PAGE_SIZE - (size_t)((char *)c->base - (char *)c)) / sizeof(hp_frame);
+    c->limit = c->base + (bytes - (size_t)((char *)c->base - (char *)c)) / sizeof(hp_frame);
     return c;
+}
+
+static hp_stack_chunk *chunk_new(hp_stack_chunk *prev)
+{
+    return chunk_at(hp_memory_pages(HP_PAGE_SIZE), HP_PAGE_SIZE, prev);
 }
 
 static void use_chunk(hp_location *loc, hp_stack_chunk *c)
@@ -78,11 +177,17 @@ static void use_chunk(hp_location *loc, hp_stack_chunk *c)
     loc->stack_limit = c->limit;
 }
 
+/* A new location takes one page of the budget: the location, its first stack chunk (63
+ * frames) and its call tree's first hash table; deeper stacks and bigger trees take more
+ * pages as they grow. */
+enum { FIRST_CHUNK_BYTES = 2048 };
+
 static hp_location *location_new(void)
 {
     hp_arena arena = { 0 };
     hp_location *loc = hp_arena_alloc(&arena, sizeof(*loc));
-    hp_stack_chunk *c = chunk_new(NULL);
+    void *first = hp_arena_alloc(&arena, FIRST_CHUNK_BYTES);
+    hp_stack_chunk *c = chunk_at(first, FIRST_CHUNK_BYTES, NULL);
     if (loc == NULL || c == NULL)
         return NULL;
     loc->arena = arena;
@@ -94,7 +199,10 @@ static hp_location *location_new(void)
     loc->cct.root->visits = 1;
     hp_trace_buffer_init(&loc->trace);
     loc->tracing = tracing_on;
-    loc->depth_limit = depth_limit;
+    loc->depth_cap = depth_limit;
+    loc->collapse = collapse_on;
+    loc->outside_selected = hp_subtree_selecting();
+    hp__location_update_limit(loc);
     return loc;
 }
 
@@ -108,24 +216,67 @@ static void location_publish(hp_location *loc)
     while (!atomic_compare_exchange_weak(&location_list, &head, loc));
 }
 
+/* Makes a free location ready for a new thread: an empty stack at the root, which gets
+ * one more visit; the call tree, trace and counts stay. */
+static void location_reset(hp_location *loc)
+{
+    hp_stack_chunk *c = loc->chunk;
+    while (c->prev != NULL)
+        c = c->prev;
+    use_chunk(loc, c);
+    loc->sp = c->base;
+    loc->depth = 0;
+    loc->dropped_depth = 0;
+    loc->folded_open = 0;
+    loc->outside_selected = hp_subtree_selecting();
+    loc->excluded_depth = 0;
+    hp__location_update_limit(loc);
+    loc->current = loc->cct.root;
+    loc->cct.root->visits++;
+    loc->in_mpi = false;
+    loc->ended = false;
+    atomic_store(&loc->closed, 0);
+}
+
+/* A location for the calling thread: a free one (reuse) or a new one, published; NULL
+ * when the budget cannot hold one. */
+static hp_location *location_for_thread(void)
+{
+    hp_location *loc = reuse_on ? free_list_take(thread_start_routine) : NULL;
+    if (loc != NULL) {
+        location_reset(loc);
+    } else {
+        loc = location_new();
+        if (loc == NULL)
+            return NULL;
+        location_publish(loc);
+    }
+    loc->start_routine = thread_start_routine;
+    loc->threads++;
+    atomic_fetch_add(&thread_count, 1);
+    return loc;
+}
+
 hp_location *hp__location_attach(void)
 {
-    if (!hp_runtime_ensure_started())
+    if (changing_free_list || !hp_runtime_ensure_started())
         return NULL;
-    hp_location *loc = location_new();
+    hp_location *loc = location_for_thread();
     if (loc == NULL) {
         atomic_fetch_add(&refused_count, 1);
         hp__tls_location = &unmeasured_location;
         return NULL;
     }
     loc->start_time = hp_timer_now();
-    if (loc->tracing) /* the program root: a location's first event is an Enter */
-        hp_trace_add(&loc->trace, HP_TRACE_ENTER, loc->cct.root->region->id, loc->start_time);
-    location_publish(loc);
+    if (loc->tracing) /* the program root: a thread's first event is an Enter */
+        hp_trace_add(&loc->trace, HP_TRACE_ENTER, loc->cct.root->region->id,
+                     loc->start_time);
     pthread_once(&thread_end_once, create_thread_end_key);
     pthread_setspecific(thread_end_key, loc);
     hp__tls_location = loc;
     hp_sampling_thread_start(loc);
+    /* Reused: events from now on (finalize may have set STOPPED meanwhile; that stays). */
+    atomic_fetch_and(&loc->busy, ~(unsigned)HP_BUSY_FREE);
     return loc;
 }
 
@@ -143,11 +294,26 @@ hp_frame *hp__location_stack_grow(hp_location *loc)
     return loc->sp;
 }
 
-void hp__location_stack_shrink(hp_location *loc)
+void hp__location_update_limit(hp_location *loc)
 {
-    hp_stack_chunk *prev = loc->chunk->prev;
-    use_chunk(loc, prev);
-    loc->sp = prev->limit;
+    uint64_t limit = loc->depth_cap;
+    if (loc->excluded_depth != 0 && loc->excluded_depth - 1 < limit)
+        limit = loc->excluded_depth - 1; /* see hp__event_enter_slow */
+    loc->depth_limit = loc->outside_selected || loc->collapse ? 0 : limit;
+}
+
+void hp__location_stack_bottom(hp_location *loc)
+{
+    if (loc->depth > 0) {
+        hp_stack_chunk *prev = loc->chunk->prev;
+        use_chunk(loc, prev);
+        loc->sp = prev->limit;
+    } else if (hp_subtree_selecting()) { /* the selected call returned */
+        loc->outside_selected = true;
+        loc->excluded_depth = 0;
+        loc->dropped_depth = loc->outer_dropped;
+        hp__location_update_limit(loc);
+    }
 }
 
 /* The node of the frame below f (in chunk c), or the root for the outermost frame. */
@@ -185,7 +351,13 @@ void hp_location_close(hp_location *loc, uint64_t now)
     }
     loc->end_time = now;
     hp_cct_node *root = loc->cct.root;
-    root->incl_ticks = root->min_ticks = root->max_ticks = now - loc->start_time;
+    uint64_t life = now - loc->start_time;
+    loc->lived_ticks += life;
+    root->incl_ticks = loc->lived_ticks;
+    if (life < root->min_ticks)
+        root->min_ticks = life;
+    if (life > root->max_ticks)
+        root->max_ticks = life;
     if (loc->tracing)
         hp_trace_add(&loc->trace, HP_TRACE_LEAVE, root->region->id, now);
 }
@@ -210,6 +382,18 @@ uint32_t hp_location_count(void)
 uint64_t hp_location_refused_count(void)
 {
     return atomic_load(&refused_count);
+}
+
+uint64_t hp_location_thread_count(void)
+{
+    return atomic_load(&thread_count);
+}
+
+uint64_t hp_location_root_ticks(const hp_location *loc, uint64_t now)
+{
+    if (atomic_load(&loc->closed))
+        return loc->lived_ticks;
+    return loc->lived_ticks + (now > loc->start_time ? now - loc->start_time : 0);
 }
 
 static const char *const *call_names;

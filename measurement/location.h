@@ -22,6 +22,10 @@
 #include "trace_buffer.h"
 #include "util/compiler.h"
 
+/* hp_frame.start of a recursive call folded into an outer call (HP_PROFILING_RECURSION):
+ * its node is NULL, so it adds no time (the outer call's time holds it). */
+#define HP_FRAME_FOLDED 0
+
 typedef struct hp_frame {
     uintptr_t addr;       /* code address of the function (compiler adapter) */
     hp_cct_node *node;    /* NULL when the node could not be created (budget) */
@@ -44,7 +48,8 @@ enum { HP_REGION_CACHE_SIZE = 256 };
  * INSIDE) can never undo a stop requested meanwhile by finalize. */
 enum {
     HP_BUSY_INSIDE = 1u << 0,  /* its thread is inside the core (symbolizing, ...) */
-    HP_BUSY_STOPPED = 1u << 1  /* measurement has ended for it */
+    HP_BUSY_STOPPED = 1u << 1, /* measurement has ended for it */
+    HP_BUSY_FREE = 1u << 2     /* its thread ended: waiting for the next thread */
 };
 
 typedef struct hp_cache_entry {
@@ -62,7 +67,9 @@ typedef struct hp_location {
     hp_cct cct;
     uint64_t dropped_depth;     /* enters not pushed (budget), to be matched by exits */
     uint64_t depth;             /* open frames */
-    uint64_t depth_limit;       /* HP_PROFILING_MAX_DEPTH, UINT64_MAX = none */
+    uint64_t depth_limit;       /* enters at this depth take the slow path: the smallest of
+                                   HP_PROFILING_MAX_DEPTH (UINT64_MAX = none), an excluded
+                                   subtree's, and 0 outside selected subtrees */
     uint64_t max_depth;
     bool in_mpi;                /* inside a measured MPI call: nested ones are not measured */
     bool tracing;               /* record events in trace (HP_ENABLE_TRACING) */
@@ -75,14 +82,30 @@ typedef struct hp_location {
 
     /* cold */
     uint32_t id;                /* thread number in this process, 0 = master */
-    bool ended;                 /* its thread has exited */
-    _Atomic int closed;         /* open frames accounted (once: thread end or finalize) */
-    uint64_t start_time;
+    bool ended;                 /* its (last) thread has exited */
+    _Atomic int closed;         /* open frames accounted (once per thread: its end or
+                                   finalize) */
+    uint64_t start_time;        /* start of its current (or last) thread */
     uint64_t end_time;
+    uint64_t lived_ticks;       /* lifetimes of the threads before the current one */
+    uint64_t threads;           /* threads that used it (HP_THREAD_LOCATIONS=reuse) */
+    uintptr_t start_routine;    /* pthread_create's start routine of its threads, 0 = not
+                                   known: a free location goes to a thread of the same one */
+    struct hp_location *next_free;
     uint64_t mismatched_exits;  /* exits that did not match the innermost frame */
     uint64_t unmatched_exits;   /* exits of functions not on the stack at all */
     uint64_t dropped_visits;    /* visits lost because the budget was used up */
     uint64_t deep_visits;       /* visits below depth_limit, folded into the frame above */
+    uint64_t off_visits;        /* calls switched off by HP_SELECT/EXCLUDE_SUBTREES */
+    bool outside_selected;      /* HP_SELECT_SUBTREES: no selected call is open */
+    uint64_t outer_dropped;     /* enters switched off outside the open selected subtree */
+    uint64_t excluded_depth;    /* depth of the open HP_EXCLUDE_SUBTREES frame, 0 = none */
+    uint64_t depth_cap;         /* HP_PROFILING_MAX_DEPTH, UINT64_MAX = none */
+    bool collapse;              /* HP_PROFILING_RECURSION=collapse */
+    uint64_t folded_calls;      /* recursive calls folded into an outer call's node */
+    uint64_t folded_open;       /* folded frames on the stack */
+    uint64_t folded_max;        /* the most that were on it at once */
+    const hp_region *folded_deepest; /* the region folded into then */
     uint64_t *call_counts;      /* unmeasured calls per adapter function (MPI), or NULL */
     hp_stack_chunk *chunk;
     hp_arena arena;
@@ -127,8 +150,22 @@ static inline hp_location *hp_location_get(void)
 /* Frames beyond the current chunk: moves to the next chunk (allocating it on first
  * use). Returns the frame to fill or NULL when the budget is used up. */
 hp_frame *hp__location_stack_grow(hp_location *loc);
-/* Called when sp reached the base of a chunk that is not the first: moves back. */
-void hp__location_stack_shrink(hp_location *loc);
+/* Called when sp reached the base of a chunk: moves back to the previous chunk, or, at
+ * the bottom of the stack, switches measurement off again when only selected subtrees
+ * are measured. */
+void hp__location_stack_bottom(hp_location *loc);
+
+/* Sets loc's depth_limit from its subtree state and HP_PROFILING_MAX_DEPTH. */
+void hp__location_update_limit(hp_location *loc);
+
+/* True when loc's thread is in switched-off code (outside the selected subtrees, or below
+ * an excluded region): samples then count to the current region without unwinding. */
+static inline bool hp_location_switched_off(const hp_location *loc)
+{
+    return loc->outside_selected ||
+           (loc->excluded_depth != 0 && loc->depth == loc->excluded_depth &&
+            loc->dropped_depth > 0);
+}
 
 /* Accounts every open frame of loc as ending at `now` (exit from deep inside, thread
  * end, finalize) and records the end time; only the first call per location counts. It
@@ -151,12 +188,29 @@ const char *const *hp_location_call_names(size_t *count);
 /* Threads that were not measured because the budget could not hold their location. */
 uint64_t hp_location_refused_count(void);
 
+/* Threads measured in all (more than the locations when locations are reused). */
+uint64_t hp_location_thread_count(void);
+
+/* Tells the calling thread, before its first event, which start routine it runs (the
+ * pthread_create wrapper): a free location of the same routine is taken first. */
+void hp_location_set_start_routine(uintptr_t routine);
+
+/* The program root's inclusive time of loc at `now`: every thread's lifetime, the current
+ * one until now unless it has ended. */
+uint64_t hp_location_root_ticks(const hp_location *loc, uint64_t now);
+
 /* Set up by measurement start-up: the program root region every tree hangs below, and
  * whether new locations record trace events. */
 void hp_location_set_root_region(hp_region *root);
 
 /* Frames deeper than max_depth get no call path of their own (0 = no limit). */
 void hp_location_set_depth_limit(uint64_t max_depth);
+/* Whether recursive calls fold into the outermost call (HP_PROFILING_RECURSION). */
+void hp_location_set_collapse(bool on);
 void hp_location_set_tracing(bool on);
+
+/* Whether a thread that ends gives its location to the next thread that starts (true) or
+ * keeps it, so that every thread is its own location (HP_THREAD_LOCATIONS). */
+void hp_location_set_reuse(bool on);
 
 #endif

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "filter.h"
+#include "subtree.h"
 #include "memory.h"
 #include "symbols.h"
 
@@ -157,6 +158,7 @@ static int adopt_placeholder(hp_region *r, const char *name, const char *mangled
     if (r->name == NULL || r->mangled == NULL || r->file == NULL)
         return -1;
     r->line = line;
+    r->subtree = (uint8_t)hp_subtree_flags(r->name, r->mangled);
     return regions_append(r);
 }
 
@@ -237,6 +239,7 @@ static hp_region *region_new(const char *name, const char *mangled, const char *
     r->line = line;
     r->paradigm = paradigm;
     r->role = role;
+    r->subtree = (uint8_t)hp_subtree_flags(r->name, r->mangled);
     return regions_append(r) == 0 ? r : NULL;
 }
 

@@ -39,6 +39,7 @@ typedef struct hp_region {
     hp_paradigm paradigm;
     const char *role; /* HP_ROLE_* or another Score-P role, a static string */
     bool demoted;     /* switched off by the overhead budget (overhead.h) */
+    uint8_t subtree;  /* HP_SUBTREE_* (subtree.h): starts or ends measured subtrees */
 } hp_region;
 
 /* Stands for "this address is filtered out" in the registry and the location caches. */

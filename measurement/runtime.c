@@ -28,6 +28,7 @@
 #include "overhead.h"
 #include "sampling.h"
 #include "signals.h"
+#include "subtree.h"
 #include "timer.h"
 #include "trace_buffer.h"
 #include "util/compiler.h"
@@ -67,6 +68,9 @@ static void load_configuration(void)
         if (filter == NULL)
             hp_runtime_stop_on_bad_input("invalid filter file (HP_FILTERING_FILE)", err);
     }
+    if (hp_subtree_setup(hp_cfg.select_subtrees, hp_cfg.exclude_subtrees, err,
+                         sizeof(err)) < 0)
+        hp_runtime_stop_on_bad_input("invalid subtree patterns", err);
 }
 
 /* Set by the marker library that `hp-instrument --nocompiler` links: such programs have
@@ -144,6 +148,8 @@ static int start_measurement(void)
         return STATE_DISABLED;
     hp_location_set_root_region(root);
     hp_location_set_depth_limit(hp_cfg.profiling_max_depth);
+    hp_location_set_collapse(hp_cfg.profiling_recursion == HP_RECURSION_COLLAPSE);
+    hp_location_set_reuse(hp_cfg.thread_locations == HP_THREAD_LOCATIONS_REUSE);
     hp_overhead_init(hp_cfg.overhead_budget);
     start_sampling();
     if (hp_cfg.enable_tracing) {

@@ -35,6 +35,8 @@ struct hp_sampling {
     timer_t timer;
     _Atomic int armed;    /* the timer exists (it ticks unless sampling is deferred) */
     hp_unwinder *unwinder;
+    struct hp_thunk_stack *thunks; /* the thread's side stack (HP_UNWIND_THUNKS) */
+    void *signal_stack;   /* the thread's alternate signal stack, or NULL */
     uint64_t last_ticks;  /* time of the previous valid sample (or of the thread's start) */
     uint64_t mpi_at_last; /* the location's MPI time then */
     /* the previous unwound path, outermost first: frames it shares with the next one are
@@ -243,7 +245,9 @@ static void take_sample(hp_location *loc, void *ucontext)
     }
     hp_location_enter_core(loc);
     uint64_t weight = effective_interval(loc, now);
-    if (loc->current != NULL) {
+    /* In switched-off code (subtree.h) nothing is unwound: the current region, the
+     * excluded one or the root, has the time in its own already. */
+    if (loc->current != NULL && !hp_location_switched_off(loc)) {
         uintptr_t starts[MAX_STOPS];
         hp_unwind_stop stop = { starts, stop_addresses(loc, starts), 0 };
         size_t count;
@@ -323,32 +327,55 @@ void hp_sampling_resume(hp_location *loc)
  * does not write below the interrupted stack pointer: code that still reads memory there
  * after moving the stack pointer up breaks otherwise. libunwind's _Ux86_64_setcontext
  * does, while it lands a C++ exception in a handler (it is the program's unwinder when
- * libunwind comes before libgcc_s): a sample in those few instructions jumped to 0. */
-static void use_signal_stack(hp_location *loc)
+ * libunwind comes before libgcc_s): a sample in those few instructions jumped to 0.
+ * The memory is the location's: a thread that reuses it takes it over. */
+static void use_signal_stack(hp_location *loc, struct hp_sampling *s)
 {
     stack_t old;
     if (sigaltstack(NULL, &old) < 0 || !(old.ss_flags & SS_DISABLE))
         return;
-    void *mem = hp_arena_alloc(&loc->arena, SIGNAL_STACK);
-    stack_t ss = { .ss_sp = mem, .ss_flags = 0, .ss_size = SIGNAL_STACK };
-    if (mem != NULL)
+    if (s->signal_stack == NULL)
+        s->signal_stack = hp_arena_alloc(&loc->arena, SIGNAL_STACK);
+    stack_t ss = { .ss_sp = s->signal_stack, .ss_flags = 0, .ss_size = SIGNAL_STACK };
+    if (s->signal_stack != NULL)
         sigaltstack(&ss, NULL);
 }
 
-/* The state and timer of loc's thread (the caller). While sampling is deferred the timer
- * is created but not started: MPI calls already unwind for their call paths. */
-void hp_sampling_thread_start(hp_location *loc)
+/* The sampling state of loc: its own, or new from its arena (NULL: budget). A location
+ * that a new thread reuses keeps its state (statistics, caches) but forgets the previous
+ * thread's last path, which says nothing about the new thread's stack. */
+static struct hp_sampling *sampling_state(hp_location *loc)
 {
-    if (!enabled || loc->sampling != NULL || !handler_in_place())
-        return;
-    struct hp_sampling *s = hp_arena_alloc(&loc->arena, sizeof(*s));
+    struct hp_sampling *s = loc->sampling;
+    if (s != NULL) {
+        s->prev_anchor = NULL;
+        s->prev_count = 0;
+        s->quiet_until = 0;
+        return s;
+    }
+    s = hp_arena_alloc(&loc->arena, sizeof(*s));
     hp_unwinder *u = hp_unwinder_new(&loc->arena);
     if (s == NULL || u == NULL)
-        return; /* budget: this thread is not sampled (its MPI calls are still measured) */
+        return NULL;
     s->unwinder = u;
-    hp_unwinder_set_thunks(u, hp_thunks_thread_start(&loc->arena));
+    return s;
+}
+
+/* The state and timer of loc's thread (the caller). While sampling is deferred the timer
+ * is created but not started: MPI calls already unwind for their call paths. A location
+ * taken over from an ended thread gets a new timer: the old one was deleted at its end. */
+void hp_sampling_thread_start(hp_location *loc)
+{
+    if (!enabled || (loc->sampling != NULL && atomic_load(&loc->sampling->armed)) ||
+        !handler_in_place())
+        return;
+    struct hp_sampling *s = sampling_state(loc);
+    if (s == NULL)
+        return; /* budget: this thread is not sampled (its MPI calls are still measured) */
+    s->thunks = hp_thunks_thread_start(&loc->arena, s->thunks);
+    hp_unwinder_set_thunks(s->unwinder, s->thunks);
     if (hp_thunks_enabled()) /* thunks' own guard code runs in the handler too */
-        use_signal_stack(loc);
+        use_signal_stack(loc, s);
     struct sigevent ev;
     memset(&ev, 0, sizeof(ev));
     ev.sigev_notify = SIGEV_THREAD_ID;
@@ -367,6 +394,19 @@ void hp_sampling_thread_stop(hp_location *loc)
     struct hp_sampling *s = loc->sampling;
     if (s != NULL && atomic_exchange(&s->armed, 0))
         timer_delete(s->timer);
+}
+
+void hp_sampling_thread_end(hp_location *loc)
+{
+    hp_sampling_thread_stop(loc);
+    struct hp_sampling *s = loc->sampling;
+    stack_t current;
+    if (s == NULL || s->signal_stack == NULL || sigaltstack(NULL, &current) < 0 ||
+        current.ss_sp != s->signal_stack)
+        return;
+    /* a signal still queued for this thread must not run on memory another thread uses */
+    stack_t off = { .ss_flags = SS_DISABLE };
+    sigaltstack(&off, NULL);
 }
 
 int hp_sampling_setup(uint64_t hz)

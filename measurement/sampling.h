@@ -73,6 +73,10 @@ void hp_sampling_resume(struct hp_location *loc);
 /* Stops loc's timer; any thread may call it, more than once. */
 void hp_sampling_thread_stop(struct hp_location *loc);
 
+/* At the end of loc's thread, on that thread: stops its timer and gives back the
+ * alternate signal stack, whose memory the next thread of loc takes over. */
+void hp_sampling_thread_end(struct hp_location *loc);
+
 /* For an MPI wrapper, inside the core: unwinds from here to the innermost instrumented
  * frame, adds the frames below loc->current and returns the innermost node, under which
  * the MPI region is to be entered (loc->current itself when there is nothing to add, an

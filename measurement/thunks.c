@@ -68,14 +68,20 @@ int hp_thunks_setup(void)
     return 0;
 }
 
-hp_thunk_stack *hp_thunks_thread_start(hp_arena *arena)
+hp_thunk_stack *hp_thunks_thread_start(hp_arena *arena, hp_thunk_stack *reuse)
 {
     if (!enabled)
         return NULL;
-    hp_thunk_stack *t = hp_arena_alloc(arena, sizeof(hp_thunk_stack) +
-                                                  HP_THUNK_CAPACITY * sizeof(hp_thunk_entry));
+    hp_thunk_stack *t = reuse;
+    if (t == NULL)
+        t = hp_arena_alloc(arena, sizeof(hp_thunk_stack) +
+                                      HP_THUNK_CAPACITY * sizeof(hp_thunk_entry));
     if (t == NULL)
         return NULL;
+    /* the ended thread's entries pointed into its own stack, now gone */
+    t->count = t->tracked = 0;
+    t->blocked = 0;
+    t->reset = false;
     t->capacity = HP_THUNK_CAPACITY;
     pthread_attr_t attr;
     void *lo;

@@ -73,9 +73,10 @@ int hp_thunks_setup(void);
 /* True after a successful hp_thunks_setup. */
 bool hp_thunks_enabled(void);
 
-/* The calling thread's side stack, from its arena (cold path: location creation).
- * NULL when the budget is used up or thunks are off. */
-hp_thunk_stack *hp_thunks_thread_start(hp_arena *arena);
+/* The calling thread's side stack: `reuse` (the side stack of an ended thread whose
+ * location this thread took over), or new from the arena (cold path: location
+ * creation). NULL when the budget is used up or thunks are off. */
+hp_thunk_stack *hp_thunks_thread_start(hp_arena *arena, hp_thunk_stack *reuse);
 
 /* Puts every original return address of the calling thread back, empties its side stack
  * and sets no new thunks until hp_thunks_unblock. Returns whether thunks were blocked

@@ -93,6 +93,10 @@ void __hp_plugin_exit(uintptr_t *desc)
         return;
     uintptr_t addr = desc[HP_DESC_FN];
     hp_location_enter_core(loc);
+    if (hp_event_exit_unrecorded(loc)) {
+        hp_location_leave_core(loc);
+        return;
+    }
     uint64_t now = hp_timer_now();
     if (likely(hp_event_exit_matches(loc, addr))) {
         hp_cct_node *node = loc->sp[-1].node;

@@ -84,7 +84,8 @@ int hp_mpi_enter(hp_mpi_frame *f, unsigned fn)
     hp_location_enter_core(loc);
     loc->in_mpi = true;
     *f = (hp_mpi_frame){ .loc = loc, .fn = fn, .root = -1 };
-    if (unlikely(loc->sampling != NULL) && hp_mpi_unwind[fn]) {
+    if (unlikely(loc->sampling != NULL) && hp_mpi_unwind[fn] &&
+        !hp_location_switched_off(loc)) {
         f->path_anchor = loc->current;
         loc->current = hp_sampling_call_path(loc);
     }

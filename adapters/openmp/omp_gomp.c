@@ -98,10 +98,12 @@ static void enter_path(hp_location *loc, const hp_cct_node *node)
 static void leave_to(hp_location *loc, uint64_t depth, uint64_t dropped)
 {
     uint64_t now = hp_timer_now();
-    if (loc->dropped_depth > dropped)
-        loc->dropped_depth = dropped;
     while (loc->depth > depth)
         hp_event_pop(loc, now);
+    /* after the pops: leaving a selected subtree (HP_SELECT_SUBTREES) restores the enters
+       switched off outside it, which include the forking path's */
+    if (loc->dropped_depth > dropped)
+        loc->dropped_depth = dropped;
 }
 
 /* What libgomp runs in every team thread in place of the outlined function. */

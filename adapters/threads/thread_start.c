@@ -1,13 +1,15 @@
 /*
- * Threads and sampling: a thread is sampled from its location's creation on, and a
- * location is normally created by the thread's first event. A program without function
- * hooks (hp-run, --nocompiler) gives its threads no events, so pthread_create is wrapped:
- * with sampling on, the new thread creates its location (and timer) before running the
- * start routine. Without sampling the wrapper only forwards the call, and threads that
- * the MPI library starts inside a measured MPI call (progress threads) are left alone.
+ * pthread_create, wrapped: the new thread learns its start routine before its first
+ * event, so that it takes over a free location of the same kind of thread
+ * (HP_THREAD_LOCATIONS=reuse, measurement/location.c). A program without function
+ * hooks (hp-run, --nocompiler) gives its threads no events: with sampling on, the new
+ * thread also creates its location (and timer) before running the start routine.
+ * Threads that the MPI library starts inside a measured MPI call (progress threads) are
+ * left alone.
  */
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "measurement/location.h"
@@ -21,11 +23,13 @@ typedef struct thread_start {
     void *arg;
 } thread_start;
 
-static void *start_sampled(void *p)
+static void *start_measured(void *p)
 {
     thread_start start = *(thread_start *)p;
     free(p);
-    hp_location_get();
+    hp_location_set_start_routine((uintptr_t)start.routine);
+    if (hp_sampling_enabled())
+        hp_location_get();
     return start.routine(start.arg);
 }
 
@@ -36,13 +40,13 @@ HP_API int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
     if (real_create == NULL)
         real_create = (create_fn)dlsym(RTLD_NEXT, "pthread_create");
     hp_location *self = hp__tls_location;
-    if (!hp_sampling_enabled() || (self != NULL && self->in_mpi))
+    if (self != NULL && self->in_mpi)
         return real_create(thread, attr, routine, arg); /* threads of MPI itself: not ours */
     thread_start *start = malloc(sizeof(*start));
     if (start == NULL)
         return real_create(thread, attr, routine, arg);
     *start = (thread_start){ routine, arg };
-    int rc = real_create(thread, attr, start_sampled, start);
+    int rc = real_create(thread, attr, start_measured, start);
     if (rc != 0)
         free(start);
     return rc;

@@ -1,11 +1,12 @@
 #!/bin/sh
-# A pthreads program: one location per thread, each with its own call tree and visits.
+# A pthreads program: one location per thread (HP_THREAD_LOCATIONS=each), each with its
+# own call tree and visits.
 # A forked child (no exec) writes no second experiment.
 . "$HP_SRCDIR/test/integration/lib.sh"
 plan 10
 
 check "build threads.c" hp-instrument gcc -O1 -pthread -o threads "$PROGRAMS/threads.c"
-HP_EXPERIMENT_DIRECTORY=exp check "run" ./threads
+HP_THREAD_LOCATIONS=each HP_EXPERIMENT_DIRECTORY=exp check "run (HP_THREAD_LOCATIONS=each)" ./threads
 check_eq "four locations" 4 "$($CUBEDUMP --locations exp/profile.cubex | wc -l)"
 # Per location: visits of worker/work. Threads start in any order, so compare sorted.
 got=$($CUBEDUMP exp/profile.cubex | awk -F'\t' '$1 == "threads/worker/work" && $3 != "visits=0" { sub("visits=", "", $3); print $3 }' | sort -n | tr '\n' ' ')

@@ -2,7 +2,7 @@
 # Bad HP_* values and bad filter files stop the program before it runs, with a message
 # that names the input, the problem and what is accepted.
 . "$HP_SRCDIR/test/integration/lib.sh"
-plan 13
+plan 14
 
 check "build calltree.c" hp-instrument gcc -O1 -o calltree "$PROGRAMS/calltree.c"
 expect_fail "HP_TOTAL_MEMORY=lots" "HP_TOTAL_MEMORY='lots' is not valid: expected a byte count with optional K, M or G suffix" \
@@ -14,6 +14,8 @@ expect_fail "HP_ENABLE_PROFILING=maybe" "HP_ENABLE_PROFILING='maybe' is not vali
     env HP_ENABLE_PROFILING=maybe ./calltree
 expect_fail "HP_TIMER=cycles" "HP_TIMER='cycles' is not valid: expected tsc or monotonic" \
     env HP_TIMER=cycles ./calltree
+expect_fail "HP_THREAD_LOCATIONS=some" "HP_THREAD_LOCATIONS='some' is not valid: expected reuse or each" \
+    env HP_THREAD_LOCATIONS=some ./calltree
 
 printf '# a rule outside any block\nEXCLUDE foo\n' > bad.filt
 expect_fail "filter file with a rule outside a block names file:line" "bad\.filt:2: found 'EXCLUDE', expected SCOREP_" \
@@ -26,7 +28,7 @@ expect_fail "missing filter file" "nothere\.filt: cannot read" \
 
 hp-info config-vars > vars.txt
 check_eq "hp-info config-vars lists every HP_* variable of DESIGN.md and the sampling issue" \
-    "HP_ENABLE_PROFILING HP_ENABLE_TRACING HP_EXPERIMENT_DIRECTORY HP_FILTERING_FILE HP_TOTAL_MEMORY HP_TIMER HP_SAMPLING_FREQUENCY HP_PROFILING_MAX_DEPTH HP_OVERHEAD_BUDGET HP_MPI_UNWIND_EXCLUDE HP_UNWIND_THUNKS HP_MPI_ENABLE_GROUPS HP_MPI_EXCLUDE HP_METRIC_PAPI HP_METRIC_PERF HP_METRIC_RUSAGE HP_FINALIZE_SIGNALS HP_DUMP_SIGNAL HP_VERBOSE" \
+    "HP_ENABLE_PROFILING HP_ENABLE_TRACING HP_EXPERIMENT_DIRECTORY HP_FILTERING_FILE HP_TOTAL_MEMORY HP_TIMER HP_SAMPLING_FREQUENCY HP_PROFILING_MAX_DEPTH HP_PROFILING_RECURSION HP_SELECT_SUBTREES HP_EXCLUDE_SUBTREES HP_THREAD_LOCATIONS HP_OVERHEAD_BUDGET HP_MPI_UNWIND_EXCLUDE HP_UNWIND_THUNKS HP_MPI_ENABLE_GROUPS HP_MPI_EXCLUDE HP_METRIC_PAPI HP_METRIC_PERF HP_METRIC_RUSAGE HP_FINALIZE_SIGNALS HP_DUMP_SIGNAL HP_VERBOSE" \
     "$(grep '^HP_' vars.txt | tr '\n' ' ' | sed 's/ $//')"
 check "config-vars shows the default of HP_TOTAL_MEMORY" grep -qx "  Default: 16M" vars.txt
 expect_fail "HP_OVERHEAD_BUDGET above 100 is refused, naming the range" \

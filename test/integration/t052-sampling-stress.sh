@@ -14,7 +14,7 @@ check "build stress.c with --nocompiler" hp-instrument --nocompiler mpicc -O1 -o
 check "build stress.c instrumented" hp-instrument mpicc -O1 -o stress "$SRC" -lpthread
 expected=$(timeout 120 mpiexec -n 2 ./stress-plain)
 
-HP_SAMPLING_FREQUENCY=10000 HP_EXPERIMENT_DIRECTORY=nc check "--nocompiler at 10 kHz: runs to the end" \
+HP_SAMPLING_FREQUENCY=10000 HP_THREAD_LOCATIONS=each HP_EXPERIMENT_DIRECTORY=nc check "--nocompiler at 10 kHz: runs to the end" \
     timeout 120 mpiexec -n 2 ./stress-nc
 check_eq "--nocompiler: same checksum" "$expected" "$(cat "$WORK/last.out")"
 HP_SAMPLING_FREQUENCY=10000 HP_EXPERIMENT_DIRECTORY=in check "instrumented at 10 kHz: runs to the end" \
@@ -27,7 +27,8 @@ HP_SAMPLING_FREQUENCY=10000 HP_EXPERIMENT_DIRECTORY=run check "hp-run at 10 kHz:
 check_eq "hp-run: same checksum" "$expected" "$(cat "$WORK/last.out")"
 check "cubecheck.py passes on the three profiles" sh -c \
     "$CUBECHECK nc/profile.cubex && $CUBECHECK in/profile.cubex && $CUBECHECK run/profile.cubex"
-# 2 ranks x (master + 2 workers); the workers' paths start at their start routine.
+# 2 ranks x (master + 2 workers, HP_THREAD_LOCATIONS=each); the workers' paths start at
+# their start routine.
 check "worker threads are sampled below their start routine" sh -c \
     "test \$($CUBEDUMP --locations nc/profile.cubex | wc -l) -eq 6 &&
      $CUBEDUMP nc/profile.cubex | grep -Eq '^stress-nc/worker(/[^	]*)?	[0-9]	visits=[1-9]'"

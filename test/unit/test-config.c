@@ -111,6 +111,32 @@ TEST(ranges)
     return 0;
 }
 
+TEST(choices_and_subtree_patterns)
+{
+    const char *env[] = { "HP_THREAD_LOCATIONS=EACH", "HP_PROFILING_RECURSION=collapse",
+                          "HP_SELECT_SUBTREES=solve,io_*", NULL };
+    char err[256], buf[4096] = "";
+    ASSERT_INT_EQ(load(env, err, sizeof(err)), 0);
+    ASSERT_INT_EQ(hp_cfg.thread_locations, HP_THREAD_LOCATIONS_EACH);
+    ASSERT_INT_EQ(hp_cfg.profiling_recursion, HP_RECURSION_COLLAPSE);
+    ASSERT_STR_EQ(hp_cfg.select_subtrees, "solve,io_*");
+    FILE *f = fmemopen(buf, sizeof(buf) - 1, "w");
+    hp_config_print_effective(f);
+    fclose(f);
+    ASSERT_STR_CONTAINS(buf, "HP_THREAD_LOCATIONS=each\n");
+    ASSERT_STR_CONTAINS(buf, "HP_PROFILING_RECURSION=collapse\n");
+
+    const char *bad[] = { "HP_EXCLUDE_SUBTREES=,io", "HP_SELECT_SUBTREES=a,,b",
+                          "HP_PROFILING_RECURSION=fold", NULL };
+    char msg[1024];
+    ASSERT_INT_EQ(load(bad, msg, sizeof(msg)), -1);
+    ASSERT_STR_CONTAINS(msg, "HP_EXCLUDE_SUBTREES=',io' is not valid (an empty pattern)");
+    ASSERT_STR_CONTAINS(msg, "HP_SELECT_SUBTREES='a,,b' is not valid (an empty pattern)");
+    ASSERT_STR_CONTAINS(msg, "HP_PROFILING_RECURSION='fold' is not valid: expected keep or "
+                             "collapse\n");
+    return 0;
+}
+
 TEST(effective_configuration_lists_every_variable)
 {
     const char *env[] = { "HP_TOTAL_MEMORY=32M", NULL };
@@ -128,4 +154,5 @@ TEST(effective_configuration_lists_every_variable)
 
 HP_TEST_LIST(TEST_ENTRY(defaults), TEST_ENTRY(sizes), TEST_ENTRY(booleans),
              TEST_ENTRY(values_from_environment), TEST_ENTRY(every_bad_value_is_reported),
-             TEST_ENTRY(ranges), TEST_ENTRY(effective_configuration_lists_every_variable));
+             TEST_ENTRY(ranges), TEST_ENTRY(choices_and_subtree_patterns),
+             TEST_ENTRY(effective_configuration_lists_every_variable));

@@ -52,6 +52,8 @@ static void on_thread_end(void *arg)
     atomic_fetch_or(&loc->busy, HP_BUSY_STOPPED);
     hp_sampling_thread_stop(loc);
     hp_location_close(loc, hp_timer_now());
+    if (loc->metrics != NULL)
+        hp_metrics_thread_stop(loc->metrics);
     loc->ended = true;
 }
 
@@ -86,7 +88,10 @@ static hp_location *location_new(void)
     if (loc == NULL || c == NULL)
         return NULL;
     loc->arena = arena;
-    if (hp_cct_init(&loc->cct, &loc->arena, root_region) < 0)
+    if (hp_metrics_count() > 0 &&
+        (loc->metrics = hp_arena_alloc(&loc->arena, sizeof(hp_metrics))) == NULL)
+        return NULL;
+    if (hp_cct_init(&loc->cct, &loc->arena, root_region, hp_metrics_count()) < 0)
         return NULL;
     use_chunk(loc, c);
     loc->sp = c->base;
@@ -118,6 +123,8 @@ hp_location *hp__location_attach(void)
         hp__tls_location = &unmeasured_location;
         return NULL;
     }
+    if (loc->metrics != NULL && hp_metrics_thread_start(loc->metrics))
+        hp__metrics_enter(loc->metrics, loc->cct.root->counters);
     loc->start_time = hp_timer_now();
     if (loc->tracing) /* the program root: a location's first event is an Enter */
         hp_trace_add(&loc->trace, HP_TRACE_ENTER, loc->cct.root->region->id, loc->start_time);
@@ -163,6 +170,11 @@ void hp_location_close(hp_location *loc, uint64_t now)
 {
     if (atomic_exchange(&loc->closed, 1))
         return;
+    /* Another thread's rusage cannot be read from here: its frames end at its last
+     * values (taken at its last enter or exit). */
+    hp_metrics *m = loc->metrics;
+    if (m != NULL && loc == hp__tls_location)
+        hp_metrics_read(m);
     const hp_stack_chunk *c = loc->chunk;
     const hp_frame *f = loc->sp;
     for (uint64_t n = loc->depth; n > 0; n--) {
@@ -177,6 +189,8 @@ void hp_location_close(hp_location *loc, uint64_t now)
         --f;
         if (f->node != NULL && f->start <= now) {
             hp_cct_visit_end(f->node, now - f->start);
+            if (m != NULL)
+                hp_metrics_add_last(m, f->node->counters);
             /* an MPI call below an unwound path: the path's nodes include its time */
             hp_sampling_path_add(f->parent, outer_node(loc, c, f), now - f->start);
             if (loc->tracing) /* innermost first: the trace stays balanced */
@@ -186,6 +200,8 @@ void hp_location_close(hp_location *loc, uint64_t now)
     loc->end_time = now;
     hp_cct_node *root = loc->cct.root;
     root->incl_ticks = root->min_ticks = root->max_ticks = now - loc->start_time;
+    if (m != NULL)
+        hp_metrics_add_last(m, root->counters);
     if (loc->tracing)
         hp_trace_add(&loc->trace, HP_TRACE_LEAVE, root->region->id, now);
 }

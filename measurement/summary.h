@@ -53,6 +53,13 @@ const hp_profile_metric *hp_profile_find_metric(const hp_profile *p, const char 
 int hp_report_tables(const hp_profile *p, const hp_report_options *o, hp_table_list *out,
                      char *err, size_t errlen);
 
+/* Appends the counters table (nothing when the profile has no counters): per selected
+ * process (proc_selected: one flag per process, NULL = all) and counter, the total, the
+ * part in MPI and the application's part, which add up exactly. Returns 0 or -1 (out of
+ * memory). */
+int hp_report_counter_table(const hp_profile *p, const bool *proc_selected,
+                            hp_table_list *out);
+
 /* The lines before the tables: title, processes, locations, total time, regions, and
  * the timer and measurement notes when notes != NULL. */
 void hp_report_write_header(FILE *out, const hp_profile *p, const char *title,

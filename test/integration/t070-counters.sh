@@ -6,7 +6,7 @@
 # program with the variable, the name and `hp-info metrics`; a counter that exists but has
 # no hardware here (no PMU: instructions, PAPI_TOT_INS) gets one message and the run goes on.
 . "$HP_SRCDIR/test/integration/lib.sh"
-plan 18
+plan 20
 
 N=1000
 check "build pages.c with hp-instrument" hp-instrument gcc -O1 -o pages "$PROGRAMS/counters/pages.c"
@@ -41,11 +41,18 @@ check "summary.txt: counters table with page-faults" \
     grep -qE "^ +0  page-faults +[0-9]+ +0 +[0-9]+" exp/summary.txt
 check "hp-report --metric perf_page_faults: touch_pages has the most" sh -c \
     "hp-report exp --metric perf_page_faults | grep -A3 '^Flat profile' | grep -E ' touch_pages$'"
+expect_fail "hp-report --metric bogus lists the profile's metrics, counters included" \
+    "no metric \"bogus\" in this profile; it has: .*perf_page_faults perf_task_clock ru_minflt" \
+    hp-report exp --metric bogus
 
 expect_fail "HP_METRIC_PERF=bogus stops with the variable, name and hp-info metrics" \
     "HP_METRIC_PERF: unknown counter 'bogus'.*hp-info metrics" env HP_METRIC_PERF=bogus ./pages 10
 expect_fail "HP_METRIC_RUSAGE=ru_bogus stops too" \
     "HP_METRIC_RUSAGE: unknown counter 'ru_bogus'" env HP_METRIC_RUSAGE=ru_bogus ./pages 10
+
+check "hp-info metrics lists perf events that open, rusage fields and a PAPI section" sh -c \
+    "hp-info metrics > metrics.txt && grep -qE '^  page-faults .*opens here\$' metrics.txt &&
+     grep -qE '^  ru_minflt ' metrics.txt && grep -q '^PAPI presets and native events' metrics.txt"
 
 # No PMU here: instructions cannot be opened. With a PMU it opens, and that is fine too.
 if hp-info metrics | grep -E '^  instructions .*opens here$' >/dev/null; then

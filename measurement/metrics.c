@@ -138,6 +138,8 @@ bool hp_metrics_thread_start(hp_metrics *m)
         return false;
     memset(m, 0, sizeof(*m));
     m->n = ninfos;
+    for (unsigned i = 0; i < ninfos; i++) /* a source that cannot be opened reads 0 */
+        m->last[i] = HP_METRICS_BIAS;
     for (int s = 0; s < HP_METRIC_SOURCES; s++) {
         m->first[s] = source_first[s];
         if (source_count[s] == 0)
@@ -185,7 +187,8 @@ void hp_metrics_read(hp_metrics *m)
             read_failed(m, s);
             continue;
         }
-        memcpy(&m->last[m->first[s]], values, n * sizeof(uint64_t));
+        for (unsigned i = 0; i < n; i++)
+            m->last[m->first[s] + i] = values[i] + HP_METRICS_BIAS;
     }
 }
 

@@ -13,9 +13,11 @@
  * PAPI_read). Values are accumulated per node without storing anything per frame: an
  * enter subtracts the current values from the node, the matching exit adds them, so a
  * closed node holds the sum of its visits' differences (inclusive). A node has at most one
- * open visit (recursion creates a new node per level), and counters only grow, so a node
- * whose visit is still open holds a negative value (as int64): the snapshot and profile
- * builders add the location's last values to such nodes (hp_metrics_value).
+ * open visit (recursion creates a new node per level). Every value read is stored with a
+ * bias of 2^62 (HP_METRICS_BIAS), which cancels out between an enter and its exit, so a
+ * node whose visit is still open holds a negative value (as int64) even when nothing was
+ * counted outside its visits: the snapshot and profile builders add the location's last
+ * values to such nodes (hp_metrics_value).
  *
  * A failing read marks its source failed on that thread; its values stay at the last
  * good read, so later differences are zero and nothing open goes negative.
@@ -29,6 +31,9 @@
 #include <stdio.h>
 
 enum { HP_METRICS_MAX = 16 };
+
+/* Added to every value read (see above); counters stay far below it. */
+#define HP_METRICS_BIAS (UINT64_C(1) << 62)
 
 typedef enum hp_metric_source {
     HP_METRIC_SOURCE_PERF,
@@ -105,7 +110,7 @@ typedef struct hp_metrics {
     unsigned first[HP_METRIC_SOURCES]; /* index of the source's first value */
     unsigned count[HP_METRIC_SOURCES]; /* its number of values (0 = not used/failed) */
     unsigned n;                        /* all values */
-    uint64_t last[HP_METRICS_MAX];     /* values of the last read */
+    uint64_t last[HP_METRICS_MAX];     /* values of the last read, plus HP_METRICS_BIAS */
 } hp_metrics;
 
 /* Opens the counters for the calling thread in m. Returns false when no counter is

@@ -6,7 +6,7 @@
 # program with the variable, the name and `hp-info metrics`; a counter that exists but has
 # no hardware here (no PMU: instructions, PAPI_TOT_INS) gets one message and the run goes on.
 . "$HP_SRCDIR/test/integration/lib.sh"
-plan 20
+plan 22
 
 N=1000
 check "build pages.c with hp-instrument" hp-instrument gcc -O1 -o pages "$PROGRAMS/counters/pages.c"
@@ -44,6 +44,18 @@ check "hp-report --metric perf_page_faults: touch_pages has the most" sh -c \
 expect_fail "hp-report --metric bogus lists the profile's metrics, counters included" \
     "no metric \"bogus\" in this profile; it has: .*perf_page_faults perf_task_clock ru_minflt" \
     hp-report exp --metric bogus
+
+# A snapshot while main and open_region are open: their counters so far, never negative.
+check "build snapshot.c" hp-instrument gcc -O1 -o snapshot "$PROGRAMS/counters/snapshot.c"
+HP_DUMP_SIGNAL=USR1 HP_METRIC_PERF=page-faults HP_EXPERIMENT_DIRECTORY=exp-snap ./snapshot 2>/dev/null
+$CUBEDUMP exp-snap/snapshot-1/profile.cubex | awk -F'\t' '{ for (i = 3; i <= NF; i++) {
+    split($i, kv, "="); if (kv[1] == "perf_page_faults_incl") print $1, kv[2] } }' > snap.txt
+sed 's/^/# /' snap.txt
+check "snapshot: open paths hold their faults so far (main 120+, open_region 20+)" awk '
+    { v[$1] = $2 }
+    END { exit !(v["snapshot/main"] >= 120 && v["snapshot/main"] <= 130 &&
+                 v["snapshot/main/open_region"] >= 20 && v["snapshot/main/open_region"] <= 25 &&
+                 v["snapshot"] >= v["snapshot/main"]) }' snap.txt
 
 expect_fail "HP_METRIC_PERF=bogus stops with the variable, name and hp-info metrics" \
     "HP_METRIC_PERF: unknown counter 'bogus'.*hp-info metrics" env HP_METRIC_PERF=bogus ./pages 10

@@ -5,19 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
-__attribute__((noinline)) static void touch_pages(long n)
-{
-    char *p = mmap(NULL, (size_t)n * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                   -1, 0);
-    if (p == MAP_FAILED)
-        exit(1);
-    madvise(p, (size_t)n * 4096, MADV_NOHUGEPAGE);
-    for (long i = 0; i < n; i++)
-        p[i * 4096] = 1;
-    munmap(p, (size_t)n * 4096);
-}
+#include "touch_pages.h"
 
 __attribute__((noinline)) static double exchange(int rank, int size)
 {

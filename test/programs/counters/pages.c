@@ -3,24 +3,11 @@
  * this thread's CPU time and touches nothing new (about 0 page faults). */
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 #include <time.h>
 
-static volatile unsigned long sink;
+#include "touch_pages.h"
 
-__attribute__((noinline)) static void touch_pages(long n)
-{
-    char *p = mmap(NULL, (size_t)n * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                   -1, 0);
-    if (p == MAP_FAILED) {
-        perror("mmap");
-        exit(1);
-    }
-    madvise(p, (size_t)n * 4096, MADV_NOHUGEPAGE); /* one fault per page, not per 2 MiB */
-    for (long i = 0; i < n; i++)
-        p[i * 4096] = 1;
-    munmap(p, (size_t)n * 4096);
-}
+static volatile unsigned long sink;
 
 __attribute__((no_instrument_function)) static double cpu_seconds(void)
 {

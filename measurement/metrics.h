@@ -30,6 +30,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "trace_buffer.h"
+
 enum { HP_METRICS_MAX = 16 };
 
 /* Added to every value read (see above); counters stay far below it. */
@@ -63,6 +65,7 @@ enum {
 typedef struct hp_metric_handle {
     intptr_t id;
     int fd[HP_METRICS_MAX];
+    unsigned char slot[HP_METRICS_MAX + 8]; /* source-specific */
 } hp_metric_handle;
 
 /* What each source (adapters/{perf,rusage,papi}/metric_*.c) provides. read fills n
@@ -132,6 +135,9 @@ static inline void hp_metrics_add_last(const hp_metrics *m, uint64_t *counters)
     for (unsigned i = 0; i < m->n; i++)
         counters[i] += m->last[i];
 }
+
+/* With tracing: one metric event per counter at time, with the last values read. */
+void hp_metrics_trace(const hp_metrics *m, hp_trace_buffer *b, uint64_t time);
 
 /* The value a node's counter i holds for a profile: as stored when its visits are closed,
  * plus the location's last values while a visit is open (see above). */

@@ -1,15 +1,22 @@
 /*
  * HP_METRIC_PERF: Linux perf events through perf_event_open, without libpfm. Per thread
- * the configured events form one group (the first is the leader) opened with
- * PERF_FORMAT_GROUP, so one read() returns all of them. Events count user space only
- * (exclude_kernel), which kernel.perf_event_paranoid=2, Debian's default, allows for a
- * process's own threads; software events (page faults, task clock, ...) are counted all
- * the same since they are charged to the user context that caused them.
+ * the configured events are opened in groups read with PERF_FORMAT_GROUP, one read() per
+ * group: one group per kind of kernel event source, because a group that mixes them
+ * reads its members late (seen on Linux 6.18: task-clock led by page-faults lags by
+ * milliseconds, and page-faults led by task-clock likewise). The kinds are the counting
+ * software events (page faults, context switches, ...), task-clock, cpu-clock and the
+ * hardware events; so `page-faults,context-switches` is one read, `task-clock,page-faults`
+ * two.
+ *
+ * Events count kernel context too where allowed (context switches and CPU migrations
+ * only happen there); where kernel.perf_event_paranoid forbids it, user space only
+ * (exclude_kernel), and a counter that then cannot count anything says so at start-up.
  */
 #include "metrics.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -62,17 +69,39 @@ static const perf_event_name events[] = {
 };
 enum { NEVENTS = sizeof(events) / sizeof(events[0]) };
 
-static int event_open(uint32_t type, uint64_t config, int group)
+/* Bit of hp_metric_info.code: count user space only (kernel counting not permitted). */
+#define USER_ONLY (UINT64_C(1) << 32)
+
+static int event_open(const perf_event_name *e, bool user_only, int group)
 {
     struct perf_event_attr a;
     memset(&a, 0, sizeof(a));
     a.size = sizeof(a);
-    a.type = type;
-    a.config = config;
+    a.type = e->type;
+    a.config = e->config;
     a.read_format = PERF_FORMAT_GROUP;
-    a.exclude_kernel = 1;
+    a.exclude_kernel = user_only;
     a.exclude_hv = 1;
     return (int)syscall(SYS_perf_event_open, &a, 0, -1, group, PERF_FLAG_FD_CLOEXEC);
+}
+
+/* Opens e alone, with kernel counting when permitted; *user_only says which it got. */
+static int probe_open(const perf_event_name *e, bool *user_only)
+{
+    *user_only = false;
+    int fd = event_open(e, false, -1);
+    if (fd < 0 && (errno == EACCES || errno == EPERM)) {
+        *user_only = true;
+        fd = event_open(e, true, -1);
+    }
+    return fd;
+}
+
+/* Software events that only happen in kernel context: nothing to count in user space. */
+static bool kernel_only(const perf_event_name *e)
+{
+    return e->type == PERF_TYPE_SOFTWARE && (e->config == PERF_COUNT_SW_CONTEXT_SWITCHES ||
+                                             e->config == PERF_COUNT_SW_CPU_MIGRATIONS);
 }
 
 /* Why perf_event_open failed, for people. */
@@ -101,19 +130,25 @@ static int perf_resolve(const char *name, hp_metric_info *info, char *why, size_
     const perf_event_name *e = find(name);
     if (e == NULL)
         return HP_METRIC_UNKNOWN;
-    int fd = event_open(e->type, e->config, -1);
+    bool user_only;
+    int fd = probe_open(e, &user_only);
     if (fd < 0) {
         explain(errno, why, whylen);
         return HP_METRIC_UNAVAILABLE;
     }
     close(fd);
+    if (user_only && kernel_only(e)) {
+        snprintf(why, whylen, "it happens in the kernel, which "
+                 "/proc/sys/kernel/perf_event_paranoid does not let this process count");
+        return HP_METRIC_UNAVAILABLE;
+    }
     snprintf(info->uniq_name, sizeof(info->uniq_name), "perf_%s", name);
     for (char *c = info->uniq_name; *c != '\0'; c++)
         if (*c == '-')
             *c = '_';
     info->unit = e->unit;
     info->descr = e->descr;
-    info->code = (uint64_t)(e - events);
+    info->code = (uint64_t)(e - events) | (user_only ? USER_ONLY : 0);
     return HP_METRIC_OK;
 }
 
@@ -124,43 +159,83 @@ static void perf_close(hp_metric_handle *h)
     h->id = 0;
 }
 
+/* The kernel event sources, one group each (see above). */
+enum { GROUP_SOFTWARE, GROUP_TASK_CLOCK, GROUP_CPU_CLOCK, GROUP_HARDWARE, NGROUPS };
+
+static int group_of(const perf_event_name *e)
+{
+    if (e->type == PERF_TYPE_HARDWARE)
+        return GROUP_HARDWARE;
+    if (e->config == PERF_COUNT_SW_TASK_CLOCK)
+        return GROUP_TASK_CLOCK;
+    return e->config == PERF_COUNT_SW_CPU_CLOCK ? GROUP_CPU_CLOCK : GROUP_SOFTWARE;
+}
+
+static const perf_event_name *event_of(const hp_metric_info *info)
+{
+    return &events[info->code & ~USER_ONLY];
+}
+
+/* Opens the events group by group: h->fd[j] is the j-th event opened, h->slot[j] its
+ * configured index, h->slot[n + g] the size of group g (its events are contiguous). */
 static int perf_open(const hp_metric_info *infos, unsigned n, hp_metric_handle *h, char *why,
                      size_t whylen)
 {
+    _Static_assert(HP_METRICS_MAX + NGROUPS <= sizeof(h->slot), "slot too small");
     h->id = 0;
-    for (unsigned i = 0; i < n; i++) {
-        const perf_event_name *e = &events[infos[i].code];
-        int fd = event_open(e->type, e->config, i == 0 ? -1 : h->fd[0]);
-        if (fd < 0) {
-            explain(errno, why, whylen);
-            perf_close(h);
-            return -1;
+    for (int g = 0; g < NGROUPS; g++) {
+        unsigned leader = (unsigned)h->id;
+        for (unsigned i = 0; i < n; i++) {
+            if (group_of(event_of(&infos[i])) != g)
+                continue;
+            int fd = event_open(event_of(&infos[i]), infos[i].code & USER_ONLY,
+                                (unsigned)h->id == leader ? -1 : h->fd[leader]);
+            if (fd < 0) {
+                explain(errno, why, whylen);
+                perf_close(h);
+                return -1;
+            }
+            h->slot[h->id] = (unsigned char)i;
+            h->fd[h->id++] = fd;
         }
-        h->fd[h->id++] = fd;
+        h->slot[n + (unsigned)g] = (unsigned char)((unsigned)h->id - leader);
     }
     return 0;
 }
 
-/* One read() for the whole group: { nr, value[nr] }. */
+/* One read() per group: { nr, value[nr] }. */
 static int perf_read(const hp_metric_handle *h, unsigned n, uint64_t *values)
 {
     uint64_t buf[1 + HP_METRICS_MAX];
-    ssize_t want = (ssize_t)((1 + n) * sizeof(uint64_t));
-    if (read(h->fd[0], buf, (size_t)want) != want || buf[0] != n)
-        return -1;
-    memcpy(values, buf + 1, n * sizeof(uint64_t));
+    unsigned j = 0;
+    for (unsigned g = 0; g < NGROUPS; g++) {
+        unsigned size = h->slot[n + g];
+        if (size == 0)
+            continue;
+        ssize_t want = (ssize_t)((1 + size) * sizeof(uint64_t));
+        if (read(h->fd[j], buf, (size_t)want) != want || buf[0] != size)
+            return -1;
+        for (unsigned k = 0; k < size; k++, j++)
+            values[h->slot[j]] = buf[1 + k];
+    }
     return 0;
 }
 
 static void perf_list(FILE *out)
 {
     for (int i = 0; i < NEVENTS; i++) {
-        int fd = event_open(events[i].type, events[i].config, -1);
+        bool user_only;
+        int fd = probe_open(&events[i], &user_only);
         char why[160] = "opens here";
         if (fd >= 0)
             close(fd);
         else
             explain(errno, why, sizeof(why));
+        if (fd >= 0 && user_only)
+            snprintf(why, sizeof(why), kernel_only(&events[i])
+                                           ? "not here: it happens in the kernel, which "
+                                             "perf_event_paranoid does not let us count"
+                                           : "opens here (user space only)");
         fprintf(out, "  %-18s %-5s %s: %s\n", events[i].name, events[i].unit,
                 events[i].descr, why);
     }

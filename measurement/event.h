@@ -44,8 +44,11 @@ static inline void hp_event_enter(hp_location *loc, hp_region *r, uintptr_t addr
     if (unlikely(loc->metrics != NULL) && node != NULL) /* one read(), see metrics.h */
         hp__metrics_enter(loc->metrics, node->counters);
     f->start = hp_timer_now();
-    if (unlikely(loc->tracing) && node != NULL)
+    if (unlikely(loc->tracing) && node != NULL) {
         hp_trace_add(&loc->trace, HP_TRACE_ENTER, r->id, f->start);
+        if (loc->metrics != NULL)
+            hp_metrics_trace(loc->metrics, &loc->trace, f->start);
+    }
 }
 
 /* Pops the innermost frame, which the caller has checked exists. */
@@ -57,8 +60,11 @@ static inline void hp_event_pop(hp_location *loc, uint64_t now)
         hp_cct_visit_end(f->node, now - f->start);
         if (unlikely(loc->metrics != NULL))
             hp__metrics_exit(loc->metrics, f->node->counters);
-        if (unlikely(loc->tracing))
+        if (unlikely(loc->tracing)) {
+            if (loc->metrics != NULL)
+                hp_metrics_trace(loc->metrics, &loc->trace, now);
             hp_trace_add(&loc->trace, HP_TRACE_LEAVE, f->node->region->id, now);
+        }
     }
     loc->current = f->parent;
     if (unlikely(loc->sp == loc->stack_base) && loc->depth > 0)

@@ -126,8 +126,11 @@ hp_location *hp__location_attach(void)
     if (loc->metrics != NULL && hp_metrics_thread_start(loc->metrics))
         hp__metrics_enter(loc->metrics, loc->cct.root->counters);
     loc->start_time = hp_timer_now();
-    if (loc->tracing) /* the program root: a location's first event is an Enter */
+    if (loc->tracing) { /* the program root: a location's first event is an Enter */
         hp_trace_add(&loc->trace, HP_TRACE_ENTER, loc->cct.root->region->id, loc->start_time);
+        if (loc->metrics != NULL)
+            hp_metrics_trace(loc->metrics, &loc->trace, loc->start_time);
+    }
     location_publish(loc);
     pthread_once(&thread_end_once, create_thread_end_key);
     pthread_setspecific(thread_end_key, loc);
@@ -193,8 +196,11 @@ void hp_location_close(hp_location *loc, uint64_t now)
                 hp_metrics_add_last(m, f->node->counters);
             /* an MPI call below an unwound path: the path's nodes include its time */
             hp_sampling_path_add(f->parent, outer_node(loc, c, f), now - f->start);
-            if (loc->tracing) /* innermost first: the trace stays balanced */
+            if (loc->tracing) { /* innermost first: the trace stays balanced */
+                if (m != NULL)
+                    hp_metrics_trace(m, &loc->trace, now);
                 hp_trace_add(&loc->trace, HP_TRACE_LEAVE, f->node->region->id, now);
+            }
         }
     }
     loc->end_time = now;
@@ -202,8 +208,11 @@ void hp_location_close(hp_location *loc, uint64_t now)
     root->incl_ticks = root->min_ticks = root->max_ticks = now - loc->start_time;
     if (m != NULL)
         hp_metrics_add_last(m, root->counters);
-    if (loc->tracing)
+    if (loc->tracing) {
+        if (m != NULL)
+            hp_metrics_trace(m, &loc->trace, now);
         hp_trace_add(&loc->trace, HP_TRACE_LEAVE, root->region->id, now);
+    }
 }
 
 hp_location *hp_location_stop_all(void)

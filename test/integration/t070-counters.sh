@@ -6,7 +6,7 @@
 # program with the variable, the name and `hp-info metrics`; a counter that exists but has
 # no hardware here (no PMU: instructions, PAPI_TOT_INS) gets one message and the run goes on.
 . "$HP_SRCDIR/test/integration/lib.sh"
-plan 22
+plan 25
 
 N=1000
 check "build pages.c with hp-instrument" hp-instrument gcc -O1 -o pages "$PROGRAMS/counters/pages.c"
@@ -56,6 +56,20 @@ check "snapshot: open paths hold their faults so far (main 120+, open_region 20+
     END { exit !(v["snapshot/main"] >= 120 && v["snapshot/main"] <= 130 &&
                  v["snapshot/main/open_region"] >= 20 && v["snapshot/main/open_region"] <= 25 &&
                  v["snapshot"] >= v["snapshot/main"]) }' snap.txt
+
+# With tracing: OTF2 metric events (one per counter) at every Enter and Leave.
+HP_ENABLE_TRACING=true HP_METRIC_PERF=page-faults,task-clock HP_EXPERIMENT_DIRECTORY=exp-trace \
+    check "traced run with counters" ./pages 100
+check "otf2check.py passes" $PY "$HP_SRCDIR/test/tools/otf2check.py" exp-trace/traces.otf2
+otf2-print exp-trace/traces.otf2 > trace.txt
+check "2 METRIC events per Enter and Leave; touch_pages' Leave has 100 more faults" awk '
+    $1 == "ENTER" || $1 == "LEAVE" { el++; last = $0 }
+    $1 == "METRIC" { m++; if ($0 ~ /"page-faults"/) { v = $NF; sub(/\)$/, "", v); pf = v } }
+    $1 == "ENTER" && /"touch_pages"/ { start = pf; inside = 1 }
+    $1 == "LEAVE" && /"touch_pages"/ { delta = pf - start }
+    END { if (m != 2 * el) print "metric events", m, "enter+leave", el
+          if (delta < 100 || delta > 103) print "touch_pages faults", delta
+          exit !(m == 2 * el && delta >= 100 && delta <= 103) }' trace.txt
 
 expect_fail "HP_METRIC_PERF=bogus stops with the variable, name and hp-info metrics" \
     "HP_METRIC_PERF: unknown counter 'bogus'.*hp-info metrics" env HP_METRIC_PERF=bogus ./pages 10

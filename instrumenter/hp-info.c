@@ -41,6 +41,12 @@ static int check_config(void)
         fprintf(stderr, "hp-info: invalid configuration:\n%s", err);
         return 1;
     }
+    /* Counter names too: unknown ones are errors, unavailable ones are said on stderr. */
+    if (hp_metrics_setup(hp_cfg.metric_perf, hp_cfg.metric_rusage, hp_cfg.metric_papi, err,
+                         sizeof(err)) < 0) {
+        fprintf(stderr, "hp-info: invalid configuration:\n%s\n", err);
+        return 1;
+    }
     hp_config_print_effective(stdout);
     return 0;
 }

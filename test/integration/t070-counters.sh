@@ -6,7 +6,7 @@
 # program with the variable, the name and `hp-info metrics`; a counter that exists but has
 # no hardware here (no PMU: instructions, PAPI_TOT_INS) gets one message and the run goes on.
 . "$HP_SRCDIR/test/integration/lib.sh"
-plan 25
+plan 26
 
 N=1000
 check "build pages.c with hp-instrument" hp-instrument gcc -O1 -o pages "$PROGRAMS/counters/pages.c"
@@ -73,6 +73,8 @@ check "2 METRIC events per Enter and Leave; touch_pages' Leave has 100 more faul
 
 expect_fail "HP_METRIC_PERF=bogus stops with the variable, name and hp-info metrics" \
     "HP_METRIC_PERF: unknown counter 'bogus'.*hp-info metrics" env HP_METRIC_PERF=bogus ./pages 10
+expect_fail "hp-info config checks counter names too" \
+    "HP_METRIC_PERF: unknown counter 'bogus'" env HP_METRIC_PERF=bogus hp-info config
 expect_fail "HP_METRIC_RUSAGE=ru_bogus stops too" \
     "HP_METRIC_RUSAGE: unknown counter 'ru_bogus'" env HP_METRIC_RUSAGE=ru_bogus ./pages 10
 

@@ -16,8 +16,7 @@ static bool is_counter(const hp_profile_metric *m)
     return m->kind == HP_METRIC_INCLUSIVE && m->dtype == HP_DTYPE_UINT64;
 }
 
-/* Per cnode: an MPI call path not below another one. Malloc'd, NULL when out of memory. */
-static bool *outermost_mpi(const hp_profile *p)
+bool *hp_profile_outermost_mpi(const hp_profile *p)
 {
     bool *below = calloc(p->ncnodes + 1, sizeof(bool)); /* inside MPI from here on */
     bool *outer = calloc(p->ncnodes + 1, sizeof(bool));
@@ -36,29 +35,64 @@ static bool *outermost_mpi(const hp_profile *p)
     return outer;
 }
 
-/* Sums of counter m over process proc's locations: the root's value and that of the
- * outermost MPI paths. */
-static void split(const hp_profile *p, const hp_profile_metric *m, const bool *outer,
-                  size_t proc, uint64_t *total, uint64_t *in_mpi)
+/* Value i of an inclusive UINT64 or DOUBLE metric. */
+static void add_value(const hp_profile_metric *m, size_t i, hp_mpi_split *s, bool mpi)
 {
-    const uint64_t *v = m->values;
-    size_t nl = p->nlocations;
-    *total = *in_mpi = 0;
-    for (size_t l = 0; l < nl; l++) {
-        if (p->locations[l].process != proc)
-            continue;
-        *total += v[l];
-        for (size_t n = 1; n < p->ncnodes; n++)
-            if (outer[n])
-                *in_mpi += v[n * nl + l];
+    uint64_t u = m->dtype == HP_DTYPE_UINT64 ? ((const uint64_t *)m->values)[i] : 0;
+    double d = m->dtype == HP_DTYPE_UINT64 ? (double)u : ((const double *)m->values)[i];
+    if (mpi) {
+        s->mpi_u += u;
+        s->mpi += d;
+    } else {
+        s->total_u += u;
+        s->total += d;
     }
 }
 
-static int add_row(hp_table *t, const hp_profile *p, const hp_profile_metric *m,
-                   const bool *outer, size_t proc)
+void hp_profile_split_mpi(const hp_profile *p, const hp_profile_metric *m, const bool *outer,
+                          size_t proc, hp_mpi_split *s)
 {
-    uint64_t total, in_mpi;
-    split(p, m, outer, proc, &total, &in_mpi);
+    size_t nl = p->nlocations;
+    *s = (hp_mpi_split){ 0, 0, 0, 0 };
+    for (size_t l = 0; l < nl; l++) {
+        if (p->locations[l].process != proc)
+            continue;
+        add_value(m, l, s, false);
+        for (size_t n = 1; n < p->ncnodes; n++)
+            if (outer[n])
+                add_value(m, n * nl + l, s, true);
+    }
+}
+
+int hp__report_split_rows(const hp_profile *p, const bool *proc_selected, hp_table *t,
+                          size_t nitems, hp_split_row_fn add, const void *ctx,
+                          hp_table_list *out)
+{
+    bool *outer = t != NULL ? hp_profile_outermost_mpi(p) : NULL;
+    int rc = outer != NULL ? 0 : -1;
+    for (size_t proc = 0; rc == 0 && proc < p->nprocesses; proc++)
+        for (size_t i = 0; rc == 0 && i < nitems; i++)
+            if (proc_selected == NULL || proc_selected[proc])
+                rc = add(t, p, outer, proc, i, ctx);
+    free(outer);
+    if (rc != 0) {
+        hp_table_free(t);
+        return -1;
+    }
+    return hp_table_list_add(out, t);
+}
+
+/* A counter's row: metric i of p, when it is a counter. */
+static int add_row(hp_table *t, const hp_profile *p, const bool *outer, size_t proc,
+                   size_t i, const void *ctx)
+{
+    (void)ctx;
+    const hp_profile_metric *m = &p->metrics[i];
+    if (!is_counter(m))
+        return 0;
+    hp_mpi_split s;
+    hp_profile_split_mpi(p, m, outer, proc, &s);
+    uint64_t total = s.total_u, in_mpi = s.mpi_u;
     uint64_t app = total >= in_mpi ? total - in_mpi : 0;
     hp_table_cell *row = hp_table_add_row(t);
     if (row == NULL || hp_table_cell_set_text(&row[1], m->disp_name))
@@ -95,17 +129,6 @@ int hp_report_counter_table(const hp_profile *p, const bool *proc_selected,
         ncounters += is_counter(&p->metrics[i]);
     if (ncounters == 0 || p->ncnodes == 0)
         return 0;
-    bool *outer = outermost_mpi(p);
-    hp_table *t = outer != NULL ? table_new() : NULL;
-    int rc = t != NULL ? 0 : -1;
-    for (size_t proc = 0; rc == 0 && proc < p->nprocesses; proc++)
-        for (size_t i = 0; rc == 0 && i < p->nmetrics; i++)
-            if (is_counter(&p->metrics[i]) && (proc_selected == NULL || proc_selected[proc]))
-                rc = add_row(t, p, &p->metrics[i], outer, proc);
-    free(outer);
-    if (rc != 0) {
-        hp_table_free(t);
-        return -1;
-    }
-    return hp_table_list_add(out, t);
+    return hp__report_split_rows(p, proc_selected, table_new(), p->nmetrics, add_row, NULL,
+                                 out);
 }

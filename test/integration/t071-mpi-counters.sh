@@ -7,7 +7,7 @@
 # by the 200 pages per rank that the program touches outside MPI.
 . "$HP_SRCDIR/test/integration/lib.sh"
 . "$PROGRAMS/mpi/mpi-lib.sh"
-plan 8
+plan 9
 
 check "build mpi_split.c with hp-instrument mpicc" \
     hp-instrument mpicc -O1 -o mpi_split "$PROGRAMS/counters/mpi_split.c"
@@ -17,7 +17,7 @@ check "measured run with page-faults, task-clock and ru_nvcsw" mpirun4 \
 check "cubecheck.py passes" cubecheck exp/profile.cubex
 
 # "rank counter total in_mpi application" from summary.txt's counters table.
-sed -n '/^Counters per rank/,/^Flat profile/p' exp/summary.txt |
+sed -En '/^Counters per rank/,/^(Derived metrics|Flat profile)/p' exp/summary.txt |
     awk '$1 ~ /^[0-9]+$/ { print $1, $2, $3, $4, $5 }' > split.txt
 sed 's/^/# /' split.txt
 check_eq "12 rows: 4 ranks x 3 counters" 12 "$(wc -l < split.txt | tr -d ' ')"
@@ -46,6 +46,10 @@ check "application page faults grow by 200 per rank (+-10%)" awk '
           if (d < 180 * r || d > 220 * r) { print "rank", r, "grew by", d; bad = 1 } }
           exit bad }' split.txt
 check "hp-report --rank 2 prints rank 2's split only" sh -c \
-    "hp-report exp --rank 2 | sed -n '/^Counters per rank/,/^Flat profile/p' | awk '\$1 ~ /^[0-9]+\$/' |
+    "hp-report exp --rank 2 | sed -En '/^Counters per rank/,/^(Derived metrics|Flat profile)/p' | awk '\$1 ~ /^[0-9]+\$/' |
      awk '\$1 != 2 { exit 1 } END { exit NR != 3 }'"
+check "derived metrics: CPU use (task-clock / time) per rank, between 0 and 1.1" sh -c \
+    "sed -n '/^Derived metrics per rank/,/^Flat profile/p' exp/summary.txt |
+     awk '/CPU use/ { n++; for (i = NF - 2; i <= NF; i++) if (\$i < 0 || \$i > 1.1) bad = 1 }
+          END { exit bad || n != 4 }'"
 finish

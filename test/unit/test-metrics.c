@@ -138,10 +138,56 @@ TEST(counter_table_splits_in_mpi_and_application)
     return 0;
 }
 
+/* One rank: root -> main -> {MPI_Recv, work}; IPC and CPU use where measured. */
+TEST(derived_table_only_where_inputs_were_measured)
+{
+    hp_profile_region regions[4] = {
+        { "app", "app", "", -1, -1, "measurement", "artificial", false },
+        { "main", "main", "a.c", 3, -1, "compiler", "function", false },
+        { "MPI_Recv", "MPI_Recv", "", -1, -1, "mpi", "point2point", false },
+        { "work", "work", "a.c", 9, -1, "compiler", "function", false },
+    };
+    hp_profile_cnode cnodes[4] = { { HP_PROFILE_NO_PARENT, 0 }, { 0, 1 }, { 1, 2 }, { 1, 3 } };
+    hp_profile_node node = { "host" };
+    hp_profile_process proc = { 0, 0 };
+    hp_profile_location loc = { "Master thread", 0, 0 };
+    uint64_t ins[4] = { 5000, 5000, 1000, 4000 }, cyc[4] = { 4000, 4000, 2000, 2000 };
+    double time[4] = { 2.0, 2.0, 0.5, 1.5 };
+    uint64_t task_clock[4] = { 1500000000, 1500000000, 500000000, 1000000000 };
+    hp_profile_metric metrics[4] = {
+        { "time", "Time", "sec", "", HP_DTYPE_DOUBLE, HP_METRIC_INCLUSIVE, time },
+        { "PAPI_TOT_INS", "PAPI_TOT_INS", "occ", "", HP_DTYPE_UINT64, HP_METRIC_INCLUSIVE, ins },
+        { "perf_cycles", "cycles", "occ", "", HP_DTYPE_UINT64, HP_METRIC_INCLUSIVE, cyc },
+        { "perf_task_clock", "task-clock", "nsec", "", HP_DTYPE_UINT64, HP_METRIC_INCLUSIVE,
+          task_clock },
+    };
+    hp_profile p = { .regions = regions, .nregions = 4, .cnodes = cnodes, .ncnodes = 4,
+                     .nodes = &node, .nnodes = 1, .processes = &proc, .nprocesses = 1,
+                     .locations = &loc, .nlocations = 1, .metrics = metrics, .nmetrics = 1 };
+    hp_table_list tables = { NULL, 0 };
+    ASSERT_INT_EQ(hp_report_derived_table(&p, NULL, &tables), 0); /* time alone: none */
+    ASSERT_UINT_EQ(tables.n, 0);
+    p.nmetrics = 4;
+    ASSERT_INT_EQ(hp_report_derived_table(&p, NULL, &tables), 0);
+    ASSERT_UINT_EQ(tables.n, 1);
+    const hp_table *t = tables.tables[0];
+    ASSERT_UINT_EQ(t->nrows, 2);
+    ASSERT_STR_EQ(hp_table_cell_at(t, 0, 1)->s, "instructions per cycle");
+    ASSERT(hp_table_cell_at(t, 0, 2)->d == 2.0);  /* application: 4000 / 2000 */
+    ASSERT(hp_table_cell_at(t, 0, 3)->d == 0.5);  /* in MPI: 1000 / 2000 */
+    ASSERT(hp_table_cell_at(t, 0, 4)->d == 1.25); /* all: 5000 / 4000 */
+    ASSERT_STR_EQ(hp_table_cell_at(t, 1, 1)->s, "CPU use (task-clock / time)");
+    ASSERT(hp_table_cell_at(t, 1, 2)->d > 0.6666 && hp_table_cell_at(t, 1, 2)->d < 0.6667);
+    ASSERT(hp_table_cell_at(t, 1, 3)->d > 0.9999 && hp_table_cell_at(t, 1, 3)->d < 1.0001);
+    hp_table_list_release(&tables);
+    return 0;
+}
+
 HP_TEST_LIST(TEST_ENTRY(resolves_perf_and_rusage_names_in_order),
              TEST_ENTRY(rusage_all_is_every_field),
              TEST_ENTRY(unknown_name_is_an_error_naming_variable_name_and_hp_info),
              TEST_ENTRY(too_many_counters_is_an_error),
              TEST_ENTRY(unavailable_counter_is_left_out_with_a_note),
              TEST_ENTRY(enter_exit_accumulate_page_faults),
-             TEST_ENTRY(counter_table_splits_in_mpi_and_application));
+             TEST_ENTRY(counter_table_splits_in_mpi_and_application),
+             TEST_ENTRY(derived_table_only_where_inputs_were_measured));

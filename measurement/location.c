@@ -196,6 +196,8 @@ void hp_location_close(hp_location *loc, uint64_t now)
                 hp_metrics_add_last(m, f->node->counters);
             /* an MPI call below an unwound path: the path's nodes include its time */
             hp_sampling_path_add(f->parent, outer_node(loc, c, f), now - f->start);
+            if (m != NULL)
+                hp_sampling_path_counters(f->parent, outer_node(loc, c, f), m->last, m->n, 1);
             if (loc->tracing) { /* innermost first: the trace stays balanced */
                 if (m != NULL)
                     hp_metrics_trace(m, &loc->trace, now);

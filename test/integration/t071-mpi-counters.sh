@@ -7,7 +7,7 @@
 # by the 200 pages per rank that the program touches outside MPI.
 . "$HP_SRCDIR/test/integration/lib.sh"
 . "$PROGRAMS/mpi/mpi-lib.sh"
-plan 9
+plan 12
 
 check "build mpi_split.c with hp-instrument mpicc" \
     hp-instrument mpicc -O1 -o mpi_split "$PROGRAMS/counters/mpi_split.c"
@@ -52,4 +52,16 @@ check "derived metrics: CPU use (task-clock / time) per rank, between 0 and 1.1"
     "sed -n '/^Derived metrics per rank/,/^Flat profile/p' exp/summary.txt |
      awk '/CPU use/ { n++; for (i = NF - 2; i <= NF; i++) if (\$i < 0 || \$i > 1.1) bad = 1 }
           END { exit bad || n != 4 }'"
+# Sampling (--nocompiler): MPI calls learn their call path by unwinding; the sampled nodes
+# of that path take the calls' counters too, so no exclusive counter value is negative.
+check "build mpi_split.c with hp-instrument --nocompiler mpicc" \
+    hp-instrument --nocompiler mpicc -O1 -g -o mpi_split_nc "$PROGRAMS/counters/mpi_split.c"
+check "sampled run with page-faults" mpirun4 HP_METRIC_PERF=page-faults \
+    HP_EXPERIMENT_DIRECTORY=exp-nc ./mpi_split_nc
+$CUBEDUMP exp-nc/profile.cubex > nc.txt
+check "sampled call paths: exclusive page faults never negative; exchange holds its MPI calls'" awk -F'\t' '
+    { for (i = 3; i <= NF; i++) { split($i, kv, "=")
+          if (kv[1] == "perf_page_faults_excl" && kv[2] < 0) { print "negative:", $1, $2; bad = 1 }
+          if (kv[1] == "perf_page_faults_incl" && $1 ~ /\/exchange$/) { ex += kv[2]; seen = 1 } } }
+    END { exit bad || !seen || ex < 4 * 150 }' nc.txt
 finish

@@ -5,7 +5,8 @@
 # times them side by side in one run:
 #   rank       mpi-rank.c: 10^6 MPI_Comm_rank calls in a tight loop on 2 ranks, plain,
 #              measured (--nocompiler) and measured with HP_MPI_EXCLUDE=MPI_Comm_rank
-#              (the call is only counted)
+#              (the call is only counted), and measured with HP_METRIC_PERF=page-faults
+#              (one counter read at the call's begin and end; doc/counters.md)
 #   pingpong   mpi-pingpong.c: 10^5 round trips of an 8-byte message between 2 ranks,
 #              plain and measured (--nocompiler)
 #   finalize   mpi-finalize.c: MPI_Finalize as rank 0 sees it, 32 ranks oversubscribed
@@ -116,6 +117,8 @@ run() {
         rank_measured) out=$(launch 2 HP_EXPERIMENT_DIRECTORY="$exp" ./hp-rank "$RANK_CALLS") ;;
         rank_excluded) out=$(launch 2 HP_EXPERIMENT_DIRECTORY="$exp" \
             HP_MPI_EXCLUDE=MPI_Comm_rank ./hp-rank "$RANK_CALLS") ;;
+        rank_counters) out=$(launch 2 HP_EXPERIMENT_DIRECTORY="$exp" \
+            HP_METRIC_PERF=page-faults ./hp-rank "$RANK_CALLS") ;;
         pp_plain) out=$(launch 2 ./plain-pingpong "$ROUNDTRIPS") ;;
         pp_measured) out=$(launch 2 HP_EXPERIMENT_DIRECTORY="$exp" ./hp-pingpong "$ROUNDTRIPS") ;;
         fin_plain) out=$(launch "$FIN_RANKS" ./plain-finalize) ;;
@@ -135,6 +138,9 @@ run() {
             check_summary "/^MPI calls counted but not measured/ { in_counted = 1 }
                 in_counted && \$NF == \"MPI_Comm_rank\" && \$1 >= 2 * $RANK_CALLS { ok = 1 }
                 END { exit !ok }" "$s" "excluded MPI_Comm_rank was not counted as unmeasured" ;;
+        rank_counters)
+            check_summary "/^Counters per rank/ { ok = 1 } END { exit !ok }" "$s" \
+                "the run with HP_METRIC_PERF recorded no counters" ;;
         pp_measured)
             check_summary "\$NF == \"MPI_Send\" && \$1 >= 2 * $ROUNDTRIPS { ok = 1 }
                 END { exit !ok }" "$s" "the ping-pong's MPI_Send calls were not measured" ;;
@@ -161,7 +167,7 @@ while :; do
     echo "bench: note: $((FIN_RANKS * 2)) ranks did not start or end here; trying $FIN_RANKS" >&2
 done
 
-VARIANTS="rank_plain rank_measured rank_excluded pp_plain pp_measured fin_plain fin_measured"
+VARIANTS="rank_plain rank_measured rank_excluded rank_counters pp_plain pp_measured fin_plain fin_measured"
 for v in $VARIANTS; do
     eval "min_$v=''"
 done
@@ -183,6 +189,7 @@ read -r fin_regions fin_paths 2>/dev/null <fin-size.txt || true
 awk -v reps="$REPS" -v calls="$RANK_CALLS" -v trips="$ROUNDTRIPS" \
     -v ranks="$FIN_RANKS" -v want_ranks="$want_ranks" \
     -v rp="$min_rank_plain" -v rm="$min_rank_measured" -v rx="$min_rank_excluded" \
+    -v rc="$min_rank_counters" \
     -v pp="$min_pp_plain" -v pm="$min_pp_measured" \
     -v fp="$min_fin_plain" -v fm="$min_fin_measured" \
     -v fin_regions="${fin_regions:-?}" -v fin_paths="${fin_paths:-?}" '
@@ -199,6 +206,7 @@ BEGIN {
     printf "  %-44s %12.2f %12s\n", "plain (mpicc)", rank_plain, "-"
     printf "  %-44s %12.2f %12.2f    (target <= 35)\n", "measured (hp-instrument --nocompiler)", rank_meas, add_meas
     printf "  %-44s %12.2f %12.2f    (target <= 5)\n", "unmeasured (HP_MPI_EXCLUDE=MPI_Comm_rank)", rank_excl, add_excl
+    printf "  %-44s %12.2f %12.2f\n", "measured with 1 perf counter (page-faults)", rc / calls, rc / calls - rank_plain
     printf "  for scale, Score-P 8.4 adds ~69 ns per measured MPI_Comm_rank\n\n"
     printf "  %-44s %12s %12s\n", "8-byte ping-pong (" trips " round trips)", "us/trip", "ratio"
     printf "  %-44s %12.3f %12s\n", "plain", pp_plain, "-"
@@ -218,6 +226,7 @@ BEGIN {
     printf "bench: mpi_comm_rank_unmeasured_ns=%.2f\n", rank_excl
     printf "bench: mpi_added_ns_per_measured_call=%.2f\n", add_meas
     printf "bench: mpi_added_ns_per_unmeasured_call=%.2f\n", add_excl
+    printf "bench: mpi_comm_rank_counter_ns=%.2f\n", rc / calls
     printf "bench: pingpong_roundtrips=%d\n", trips
     printf "bench: pingpong_plain_us=%.3f\n", pp_plain
     printf "bench: pingpong_measured_us=%.3f\n", pp_meas

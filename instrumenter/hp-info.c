@@ -3,6 +3,7 @@
  *
  *   hp-info config-vars   every HP_* variable with its default and meaning
  *   hp-info config        check the HP_* variables of this environment
+ *   hp-info metrics       the counters this machine offers (HP_METRIC_*)
  *   hp-info version       the version
  */
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 
 #include "measurement/config.h"
+#include "measurement/metrics.h"
 
 #ifndef HP_VERSION
 #define HP_VERSION "unknown"
@@ -22,6 +24,8 @@ static void usage(FILE *out)
                  "  config-vars   list every HP_* variable with its default and meaning\n"
                  "  config        check the HP_* variables set now and print the effective "
                  "configuration\n"
+                 "  metrics       list the counters this machine offers for HP_METRIC_PERF, "
+                 "HP_METRIC_RUSAGE and HP_METRIC_PAPI\n"
                  "  version       print the version\n");
 }
 
@@ -35,6 +39,12 @@ static int check_config(void)
     char err[4096];
     if (hp_config_load(env_lookup, err, sizeof(err)) < 0) {
         fprintf(stderr, "hp-info: invalid configuration:\n%s", err);
+        return 1;
+    }
+    /* Counter names too: unknown ones are errors, unavailable ones are said on stderr. */
+    if (hp_metrics_setup(hp_cfg.metric_perf, hp_cfg.metric_rusage, hp_cfg.metric_papi, err,
+                         sizeof(err)) < 0) {
+        fprintf(stderr, "hp-info: invalid configuration:\n%s\n", err);
         return 1;
     }
     hp_config_print_effective(stdout);
@@ -53,6 +63,10 @@ int main(int argc, char **argv)
     }
     if (strcmp(argv[1], "config") == 0)
         return check_config();
+    if (strcmp(argv[1], "metrics") == 0) {
+        hp_metrics_list(stdout);
+        return 0;
+    }
     if (strcmp(argv[1], "version") == 0 || strcmp(argv[1], "--version") == 0) {
         printf("hpmeasure %s\n", HP_VERSION);
         return 0;

@@ -17,7 +17,7 @@ static inline uint32_t child_hash(const hp_cct_node *parent, const hp_region *r)
 
 static hp_cct_node *node_new(hp_cct *t, hp_cct_node *parent, hp_region *r)
 {
-    hp_cct_node *n = hp_arena_alloc(t->arena, sizeof(*n));
+    hp_cct_node *n = hp_arena_alloc(t->arena, sizeof(*n) + t->ncounters * sizeof(uint64_t));
     if (n == NULL)
         return NULL;
     n->region = r;
@@ -27,9 +27,10 @@ static hp_cct_node *node_new(hp_cct *t, hp_cct_node *parent, hp_region *r)
     return n;
 }
 
-int hp_cct_init(hp_cct *t, hp_arena *arena, hp_region *root_region)
+int hp_cct_init(hp_cct *t, hp_arena *arena, hp_region *root_region, uint32_t ncounters)
 {
     t->arena = arena;
+    t->ncounters = ncounters;
     t->slots = hp_arena_alloc(arena, INITIAL_SLOTS * sizeof(hp_cct_slot));
     t->mask = INITIAL_SLOTS - 1;
     t->root = node_new(t, NULL, root_region);

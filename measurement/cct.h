@@ -32,6 +32,8 @@ typedef struct hp_cct_node {
     uint64_t bytes_received;
     uint64_t messages_sent;
     uint64_t messages_received;
+    /* the configured counters (metrics.h), inclusive; ncounters of hp_cct */
+    uint64_t counters[];
 } hp_cct_node;
 
 typedef struct hp_cct_slot {
@@ -45,11 +47,13 @@ typedef struct hp_cct {
     uint32_t used;
     uint64_t nodes;
     uint64_t lost_nodes; /* nodes not created because the budget was used up */
+    uint32_t ncounters;  /* length of every node's counters[] */
     hp_arena *arena;
 } hp_cct;
 
-/* Creates the tree with a root node for root_region. Returns 0 or -1 (budget). */
-int hp_cct_init(hp_cct *t, hp_arena *arena, hp_region *root_region);
+/* Creates the tree with a root node for root_region; every node carries ncounters
+ * counters. Returns 0 or -1 (budget). */
+int hp_cct_init(hp_cct *t, hp_arena *arena, hp_region *root_region, uint32_t ncounters);
 
 /* The child of parent for region r, created on first sight; NULL when the budget is
  * used up (the caller then drops the visit and counts it). */

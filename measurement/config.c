@@ -130,11 +130,17 @@ static const config_var config_vars[] = {
     { "HP_MPI_EXCLUDE", VAR_STRING, "", FIELD(mpi_exclude),
       "MPI functions left unmeasured but counted, e.g. MPI_Comm_rank,MPI_Wtime." },
     { "HP_METRIC_PAPI", VAR_STRING, "", FIELD(metric_papi),
-      "PAPI counters to record (not available yet)." },
+      "PAPI presets or native events to record per call path, comma-separated, e.g. "
+      "PAPI_TOT_INS,PAPI_TOT_CYC. 'hp-info metrics' lists what this machine offers. "
+      "See doc/counters.md." },
     { "HP_METRIC_PERF", VAR_STRING, "", FIELD(metric_perf),
-      "perf events to record (not available yet)." },
+      "perf events to record per call path, comma-separated, e.g. "
+      "task-clock,page-faults,context-switches,instructions (one group per thread, one "
+      "read() per enter and exit). 'hp-info metrics' lists them. See doc/counters.md." },
     { "HP_METRIC_RUSAGE", VAR_STRING, "", FIELD(metric_rusage),
-      "getrusage fields to record (not available yet)." },
+      "getrusage(RUSAGE_THREAD) fields to record per call path: all, or a comma-separated "
+      "list such as ru_minflt,ru_nvcsw,ru_utime (one system call per enter and exit). See "
+      "doc/counters.md." },
     { "HP_FINALIZE_SIGNALS", VAR_STRING, "TERM,INT,XCPU,USR2", FIELD(finalize_signals),
       "Signals that end the measurement cleanly: what was recorded so far is written, "
       "marked as interrupted, then the program's own handler or the default action runs. "

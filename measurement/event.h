@@ -4,7 +4,8 @@
  * Enter pushes a frame and counts a visit; exit pops it and adds the elapsed ticks.
  * The timestamp is read last on enter and first on exit, so the core's own work falls
  * outside the measured interval as far as possible. No locks, no allocation except
- * budget pages on the rare first entry of a new call path, no system calls.
+ * budget pages on the rare first entry of a new call path, no system calls except, when
+ * counters are configured (HP_METRIC_*), one read of them per enter and exit.
  */
 #ifndef HP_MEASUREMENT_EVENT_H
 #define HP_MEASUREMENT_EVENT_H
@@ -42,9 +43,14 @@ static inline void hp_event_enter(hp_location *loc, hp_region *r, uintptr_t addr
     loc->sp = f + 1;
     if (unlikely(++loc->depth > loc->max_depth))
         loc->max_depth = loc->depth;
+    if (unlikely(loc->metrics != NULL) && node != NULL) /* one read(), see metrics.h */
+        hp__metrics_enter(loc->metrics, node->counters);
     f->start = hp_timer_now();
-    if (unlikely(loc->tracing) && node != NULL)
+    if (unlikely(loc->tracing) && node != NULL) {
         hp_trace_add(&loc->trace, HP_TRACE_ENTER, r->id, f->start);
+        if (loc->metrics != NULL)
+            hp_metrics_trace(loc->metrics, &loc->trace, f->start);
+    }
 }
 
 /* Pops the innermost frame, which the caller has checked exists. */
@@ -54,8 +60,13 @@ static inline void hp_event_pop(hp_location *loc, uint64_t now)
     loc->depth--;
     if (likely(f->node != NULL)) {
         hp_cct_visit_end(f->node, now - f->start);
-        if (unlikely(loc->tracing))
+        if (unlikely(loc->metrics != NULL))
+            hp__metrics_exit(loc->metrics, f->node->counters);
+        if (unlikely(loc->tracing)) {
+            if (loc->metrics != NULL)
+                hp_metrics_trace(loc->metrics, &loc->trace, now);
             hp_trace_add(&loc->trace, HP_TRACE_LEAVE, f->node->region->id, now);
+        }
     } else if (f->start == HP_FRAME_FOLDED) {
         loc->folded_open--;
     }

@@ -17,6 +17,7 @@
 #include "cube_writer.h"
 #include "location.h"
 #include "memory.h"
+#include "metrics.h"
 #include "overhead.h"
 #include "profile_build.h"
 #include "region.h"
@@ -30,7 +31,7 @@
 #define HP_VERSION "0.0.0"
 #endif
 
-enum { MAX_NOTES = 16, PATH_SIZE = 8192 };
+enum { MAX_NOTES = 20, PATH_SIZE = 8192 };
 
 const char *hp_experiment_program_name(void)
 {
@@ -367,6 +368,9 @@ static void write_profile_in(const char *dir, const hp_profile *p, const char *s
 {
     char notes[MAX_NOTES][256], name[64];
     size_t nnotes = collect_notes(notes);
+    size_t said = nnotes; /* the counters' notes were said on stderr when they arose */
+    for (unsigned i = 0; nnotes < MAX_NOTES && hp_metrics_note(i) != NULL; i++)
+        snprintf(notes[nnotes++], 256, "%s", hp_metrics_note(i));
     hp_profile marked = *p;
     if (interruption[0] != '\0')
         marked.interrupted = interruption;
@@ -376,7 +380,7 @@ static void write_profile_in(const char *dir, const hp_profile *p, const char *s
     write_summary(dir, name, &marked, notes, nnotes);
     write_config(dir);
     write_demoted_filter(dir, p);
-    for (size_t i = 0; i < nnotes; i++)
+    for (size_t i = 0; i < said; i++)
         fprintf(stderr, "hpmeasure: %s\n", notes[i]);
 }
 

@@ -143,6 +143,8 @@ static void on_thread_end(void *arg)
     atomic_fetch_or(&loc->busy, reuse_on ? HP_BUSY_FREE : HP_BUSY_STOPPED);
     hp_sampling_thread_end(loc);
     hp_location_close(loc, hp_timer_now());
+    if (loc->metrics != NULL)
+        hp_metrics_thread_stop(loc->metrics);
     loc->ended = true;
     if (reuse_on)
         free_list_push(loc);
@@ -191,7 +193,10 @@ static hp_location *location_new(void)
     if (loc == NULL || c == NULL)
         return NULL;
     loc->arena = arena;
-    if (hp_cct_init(&loc->cct, &loc->arena, root_region) < 0)
+    if (hp_metrics_count() > 0 &&
+        (loc->metrics = hp_arena_alloc(&loc->arena, sizeof(hp_metrics))) == NULL)
+        return NULL;
+    if (hp_cct_init(&loc->cct, &loc->arena, root_region, hp_metrics_count()) < 0)
         return NULL;
     use_chunk(loc, c);
     loc->sp = c->base;
@@ -267,10 +272,14 @@ hp_location *hp__location_attach(void)
         hp__tls_location = &unmeasured_location;
         return NULL;
     }
+    if (loc->metrics != NULL && hp_metrics_thread_start(loc->metrics))
+        hp__metrics_enter(loc->metrics, loc->cct.root->counters);
     loc->start_time = hp_timer_now();
-    if (loc->tracing) /* the program root: a thread's first event is an Enter */
-        hp_trace_add(&loc->trace, HP_TRACE_ENTER, loc->cct.root->region->id,
-                     loc->start_time);
+    if (loc->tracing) { /* the program root: a thread's first event is an Enter */
+        hp_trace_add(&loc->trace, HP_TRACE_ENTER, loc->cct.root->region->id, loc->start_time);
+        if (loc->metrics != NULL)
+            hp_metrics_trace(loc->metrics, &loc->trace, loc->start_time);
+    }
     pthread_once(&thread_end_once, create_thread_end_key);
     pthread_setspecific(thread_end_key, loc);
     hp__tls_location = loc;
@@ -329,6 +338,11 @@ void hp_location_close(hp_location *loc, uint64_t now)
 {
     if (atomic_exchange(&loc->closed, 1))
         return;
+    /* Another thread's rusage cannot be read from here: its frames end at its last
+     * values (taken at its last enter or exit). */
+    hp_metrics *m = loc->metrics;
+    if (m != NULL && loc == hp__tls_location)
+        hp_metrics_read(m);
     const hp_stack_chunk *c = loc->chunk;
     const hp_frame *f = loc->sp;
     for (uint64_t n = loc->depth; n > 0; n--) {
@@ -343,10 +357,17 @@ void hp_location_close(hp_location *loc, uint64_t now)
         --f;
         if (f->node != NULL && f->start <= now) {
             hp_cct_visit_end(f->node, now - f->start);
+            if (m != NULL)
+                hp_metrics_add_last(m, f->node->counters);
             /* an MPI call below an unwound path: the path's nodes include its time */
             hp_sampling_path_add(f->parent, outer_node(loc, c, f), now - f->start);
-            if (loc->tracing) /* innermost first: the trace stays balanced */
+            if (m != NULL)
+                hp_sampling_path_counters(f->parent, outer_node(loc, c, f), m->last, m->n, 1);
+            if (loc->tracing) { /* innermost first: the trace stays balanced */
+                if (m != NULL)
+                    hp_metrics_trace(m, &loc->trace, now);
                 hp_trace_add(&loc->trace, HP_TRACE_LEAVE, f->node->region->id, now);
+            }
         }
     }
     loc->end_time = now;
@@ -358,8 +379,13 @@ void hp_location_close(hp_location *loc, uint64_t now)
         root->min_ticks = life;
     if (life > root->max_ticks)
         root->max_ticks = life;
-    if (loc->tracing)
+    if (m != NULL)
+        hp_metrics_add_last(m, root->counters);
+    if (loc->tracing) {
+        if (m != NULL)
+            hp_metrics_trace(m, &loc->trace, now);
         hp_trace_add(&loc->trace, HP_TRACE_LEAVE, root->region->id, now);
+    }
 }
 
 hp_location *hp_location_stop_all(void)

@@ -18,6 +18,7 @@
 
 #include "cct.h"
 #include "memory.h"
+#include "metrics.h"
 #include "region.h"
 #include "trace_buffer.h"
 #include "util/compiler.h"
@@ -71,6 +72,7 @@ typedef struct hp_location {
                                    HP_PROFILING_MAX_DEPTH (UINT64_MAX = none), an excluded
                                    subtree's, and 0 outside selected subtrees */
     uint64_t max_depth;
+    hp_metrics *metrics;        /* counters read at enter/exit, NULL = none configured */
     bool in_mpi;                /* inside a measured MPI call: nested ones are not measured */
     bool tracing;               /* record events in trace (HP_ENABLE_TRACING) */
     volatile sig_atomic_t in_core; /* set while the thread changes this location: the

@@ -74,6 +74,8 @@ typedef enum hp_metric_kind {
     HP_METRIC_INCLUSIVE
 } hp_metric_kind;
 
+/* Counters (metrics.h: perf events, getrusage fields, PAPI) are the only metrics that are
+ * INCLUSIVE with dtype UINT64; the counters table and the trace writer find them so. */
 typedef struct hp_profile_metric {
     const char *uniq_name; /* "time", "visits", ... ([A-Za-z0-9_]) */
     const char *disp_name; /* "Time", "Visits", ... */

@@ -73,6 +73,7 @@ typedef struct fill_ctx {
     const hp_union_tree *u;
     size_t location;
     size_t nlocations;
+    const hp_metrics *metrics; /* the location's counters, NULL = none */
     double ticks_per_second;
 } fill_ctx;
 
@@ -88,6 +89,8 @@ static void fill_values(const hp_cct_node *n, uint32_t uid, void *arg)
         c->d->message_values[2][i] = n->messages_sent;
         c->d->message_values[3][i] = n->messages_received;
     }
+    for (unsigned k = 0; c->metrics != NULL && k < c->metrics->n; k++)
+        c->d->counter_values[k][i] = hp_metrics_value(c->metrics, n->counters, k);
     if (n->min_ticks != UINT64_MAX) {
         c->d->min_time[i] = (double)n->min_ticks / c->ticks_per_second;
         c->d->max_time[i] = (double)n->max_ticks / c->ticks_per_second;
@@ -136,6 +139,18 @@ static int fill_system(hp_profile_data *d, size_t nlocations, const char *host_n
     return 0;
 }
 
+/* The counters (metrics.h): inclusive integer metrics, the only ones of that kind. */
+static void add_counters(hp_profile_data *d)
+{
+    for (unsigned k = 0; k < hp_metrics_count() && d->counter_values[k] != NULL; k++) {
+        const hp_metric_info *m = hp_metrics_info(k);
+        d->metrics[d->profile.nmetrics++] = (hp_profile_metric){
+            m->uniq_name, m->name, m->unit, m->descr, HP_DTYPE_UINT64, HP_METRIC_INCLUSIVE,
+            d->counter_values[k]
+        };
+    }
+}
+
 static void fill_metrics(hp_profile_data *d)
 {
     d->metrics[0] = (hp_profile_metric){ "visits", "Visits", "occ", "Number of visits",
@@ -152,20 +167,18 @@ static void fill_metrics(hp_profile_data *d)
                                          d->max_time };
     d->profile.metrics = d->metrics;
     d->profile.nmetrics = 4;
-    if (d->message_values[0] == NULL)
-        return;
     static const char *const names[4][3] = {
         { "bytes_sent", "Bytes sent", "Bytes sent by MPI calls" },
         { "bytes_received", "Bytes received", "Bytes received by MPI calls" },
         { "messages_sent", "Messages sent", "Point-to-point messages sent" },
         { "messages_received", "Messages received", "Point-to-point messages received" },
     };
-    for (int m = 0; m < 4; m++)
-        d->metrics[4 + m] = (hp_profile_metric){ names[m][0], names[m][1],
-                                                 m < 2 ? "bytes" : "occ", names[m][2],
-                                                 HP_DTYPE_UINT64, HP_METRIC_EXCLUSIVE,
-                                                 d->message_values[m] };
-    d->profile.nmetrics = 8;
+    for (int m = 0; m < 4 && d->message_values[0] != NULL; m++)
+        d->metrics[d->profile.nmetrics++] = (hp_profile_metric){
+            names[m][0], names[m][1], m < 2 ? "bytes" : "occ", names[m][2],
+            HP_DTYPE_UINT64, HP_METRIC_EXCLUSIVE, d->message_values[m]
+        };
+    add_counters(d);
 }
 
 /* Locations in order of their ids. An id can be missing from the list (a thread that
@@ -194,6 +207,9 @@ static int alloc_values(hp_profile_data *d, size_t cells, bool with_messages)
 {
     for (int m = 0; with_messages && m < 4; m++)
         if ((d->message_values[m] = calloc(cells, sizeof(uint64_t))) == NULL)
+            return -1;
+    for (unsigned k = 0; k < hp_metrics_count(); k++)
+        if ((d->counter_values[k] = calloc(cells, sizeof(uint64_t))) == NULL)
             return -1;
     d->visits = calloc(cells, sizeof(uint64_t));
     d->time = calloc(cells, sizeof(double));
@@ -225,7 +241,7 @@ int hp_profile_build(hp_profile_data *d, hp_location *list, double ticks_per_sec
     d->profile.cnodes = d->cnodes;
     d->profile.ncnodes = u.count;
     for (size_t l = 0; l < L; l++) {
-        fill_ctx ctx = { d, &u, l, L, ticks_per_second };
+        fill_ctx ctx = { d, &u, l, L, locs[l]->metrics, ticks_per_second };
         walk_location(&u, locs[l], fill_values, &ctx);
     }
     if (fill_regions(d) < 0 || fill_system(d, L, host_name, options->rank) < 0)
@@ -251,6 +267,8 @@ void hp_profile_data_release(hp_profile_data *d)
     free(d->max_time);
     for (int m = 0; m < 4; m++)
         free(d->message_values[m]);
+    for (int k = 0; k < HP_METRICS_MAX; k++)
+        free(d->counter_values[k]);
     free(d->unmeasured);
     memset(d, 0, sizeof(*d));
 }

@@ -21,12 +21,13 @@ typedef struct hp_profile_data {
     hp_profile_process process;
     hp_profile_location *locations;
     char (*location_names)[32];
-    hp_profile_metric metrics[8];
+    hp_profile_metric metrics[8 + HP_METRICS_MAX];
     uint64_t *visits;
     double *time;
     double *min_time;
     double *max_time;
     uint64_t *message_values[4]; /* bytes_sent, bytes_received, messages_sent, _received */
+    uint64_t *counter_values[HP_METRICS_MAX]; /* metrics.h's counters, in their order */
     hp_profile_call_count *unmeasured;
 } hp_profile_data;
 

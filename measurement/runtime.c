@@ -24,6 +24,7 @@
 #include "filter.h"
 #include "location.h"
 #include "memory.h"
+#include "metrics.h"
 #include "region.h"
 #include "overhead.h"
 #include "sampling.h"
@@ -71,6 +72,9 @@ static void load_configuration(void)
     if (hp_subtree_setup(hp_cfg.select_subtrees, hp_cfg.exclude_subtrees, err,
                          sizeof(err)) < 0)
         hp_runtime_stop_on_bad_input("invalid subtree patterns", err);
+    if (hp_metrics_setup(hp_cfg.metric_perf, hp_cfg.metric_rusage, hp_cfg.metric_papi, err,
+                         sizeof(err)) < 0)
+        hp_runtime_stop_on_bad_input("invalid configuration", err);
 }
 
 /* Set by the marker library that `hp-instrument --nocompiler` links: such programs have

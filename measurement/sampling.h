@@ -92,6 +92,17 @@ static inline void hp_sampling_path_add(hp_cct_node *leaf, const hp_cct_node *an
         n->incl_ticks += ticks;
 }
 
+/* Counters (metrics.h) of an MPI call below such a path: its enter subtracts the values
+ * just read from the path's nodes (sign -1) and its exit adds them (sign +1), as for the
+ * call's own node, so that the path's inclusive counters contain the call's. */
+static inline void hp_sampling_path_counters(hp_cct_node *leaf, const hp_cct_node *anchor,
+                                             const uint64_t *last, unsigned n, int sign)
+{
+    for (hp_cct_node *c = leaf; c != NULL && c != anchor; c = c->parent)
+        for (unsigned i = 0; i < n; i++)
+            c->counters[i] += sign > 0 ? last[i] : -last[i];
+}
+
 /* Sums the statistics of every location. nominal_ns receives the sampling interval. */
 void hp_sampling_collect(hp_sampling_stats *out, uint64_t *nominal_ns);
 

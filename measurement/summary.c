@@ -184,12 +184,23 @@ static int metric_view_or_zeros(report_ctx *c, const char *name, hp_metric_view 
     return v->incl != NULL && v->excl != NULL ? 0 : -1;
 }
 
+/* An unknown --metric: says which ones the profile has (counters have Cube names that
+ * are not obvious, e.g. perf_page_faults). */
+static int no_such_metric(report_ctx *c)
+{
+    int n = snprintf(c->err, c->errlen, "no metric \"%s\" in this profile; it has:",
+                     c->o->metric);
+    for (size_t i = 0; i < c->p->nmetrics && n >= 0 && (size_t)n < c->errlen; i++)
+        n += snprintf(c->err + n, c->errlen - (size_t)n, " %s", c->p->metrics[i].uniq_name);
+    return -1;
+}
+
 static int ctx_init(report_ctx *c)
 {
     const hp_profile *p = c->p;
     c->metric = hp_profile_find_metric(p, c->o->metric);
     if (c->metric == NULL)
-        return fail(c, "no metric \"%s\" in this profile", c->o->metric);
+        return no_such_metric(c);
     if (p->ncnodes == 0)
         return fail(c, "the profile has no call tree", "");
     if (select_locations(c) != 0)
@@ -828,7 +839,10 @@ int hp_report_tables(const hp_profile *p, const hp_report_options *o, hp_table_l
 {
     report_ctx c = { .p = p, .o = o, .err = err, .errlen = errlen };
     int rc = ctx_init(&c);
-    if (rc == 0 && (mpi_section(&c, out) != 0 || hp_table_list_add(out, flat_profile(&c)) ||
+    if (rc == 0 && (mpi_section(&c, out) != 0 ||
+                    hp_report_counter_table(p, c.proc_selected, out) != 0 ||
+                    hp_report_derived_table(p, c.proc_selected, out) != 0 ||
+                    hp_table_list_add(out, flat_profile(&c)) ||
                     hp_table_list_add(out, call_tree(&c))))
         rc = fail(&c, "out of memory", "");
     ctx_release(&c);

@@ -53,6 +53,46 @@ const hp_profile_metric *hp_profile_find_metric(const hp_profile *p, const char 
 int hp_report_tables(const hp_profile *p, const hp_report_options *o, hp_table_list *out,
                      char *err, size_t errlen);
 
+/* Appends the counters table (nothing when the profile has no counters): per selected
+ * process (proc_selected: one flag per process, NULL = all) and counter, the total, the
+ * part in MPI and the application's part, which add up exactly. Returns 0 or -1 (out of
+ * memory). */
+int hp_report_counter_table(const hp_profile *p, const bool *proc_selected,
+                            hp_table_list *out);
+
+/* Appends the derived metrics table (nothing when none can be computed): per selected
+ * process, ratios of counters and time where their inputs were measured (instructions per
+ * cycle, CPU use, miss ratios, FLOP rate), for the application, in MPI and in all.
+ * Returns 0 or -1 (out of memory). */
+int hp_report_derived_table(const hp_profile *p, const bool *proc_selected,
+                            hp_table_list *out);
+
+/* Per cnode of p: an MPI call path not below another one. Malloc'd, NULL when out of
+ * memory. */
+bool *hp_profile_outermost_mpi(const hp_profile *p);
+
+/* A process's sums of an inclusive metric: its locations' roots (total) and outermost MPI
+ * paths (mpi); exact integers for UINT64 metrics, doubles for both kinds. */
+typedef struct hp_mpi_split {
+    uint64_t total_u, mpi_u;
+    double total, mpi;
+} hp_mpi_split;
+
+void hp_profile_split_mpi(const hp_profile *p, const hp_profile_metric *m, const bool *outer,
+                          size_t proc, hp_mpi_split *s);
+
+/* Adds the rows of one (process, item) to a per-rank table of the MPI split; returns 0
+ * (also for an item it leaves out) or -1. */
+typedef int (*hp_split_row_fn)(hp_table *t, const hp_profile *p, const bool *outer,
+                               size_t proc, size_t item, const void *ctx);
+
+/* Fills t with add's rows for every selected process and item 0..nitems-1, outer being
+ * hp_profile_outermost_mpi(p), and appends t to out. t NULL (out of memory) or a failure
+ * returns -1, and t is freed; else 0. */
+int hp__report_split_rows(const hp_profile *p, const bool *proc_selected, hp_table *t,
+                          size_t nitems, hp_split_row_fn add, const void *ctx,
+                          hp_table_list *out);
+
 /* The lines before the tables: title, processes, locations, total time, regions, and
  * the timer and measurement notes when notes != NULL. */
 void hp_report_write_header(FILE *out, const hp_profile *p, const char *title,

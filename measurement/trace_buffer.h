@@ -28,8 +28,10 @@ typedef enum hp_trace_kind {
     HP_TRACE_MPI_IRECV = 10, /* + 2 payloads: a = peer << 32 | tag, b = bytes; a = request */
     HP_TRACE_MPI_REQUEST_CANCELLED = 11, /* + 1 payload: a = request */
     HP_TRACE_NBC_REQUEST = 12,  /* + 1 payload: a = request */
-    HP_TRACE_NBC_COMPLETE = 13  /* + 2 payloads: a = op << 32 | root, b = sent;
+    HP_TRACE_NBC_COMPLETE = 13, /* + 2 payloads: a = op << 32 | root, b = sent;
                                    a = received, b = request */
+    HP_TRACE_METRIC = 14        /* region = counter index (metrics.h order); + 1 payload:
+                                   a = value */
 } hp_trace_kind;
 
 /* One event; region is the process-local region id while buffered, and the global one
@@ -59,6 +61,7 @@ static inline unsigned hp_trace_slots(uint32_t kind)
     case HP_TRACE_MPI_IRECV_REQUEST:
     case HP_TRACE_MPI_REQUEST_CANCELLED:
     case HP_TRACE_NBC_REQUEST:
+    case HP_TRACE_METRIC:
         return 2;
     case HP_TRACE_COLL_END:
     case HP_TRACE_MPI_ISEND:

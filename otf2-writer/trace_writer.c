@@ -511,6 +511,13 @@ static int write_event(hp_trace_writer *w, location_stream *s, const hp_trace_ev
     case HP_TRACE_NBC_COMPLETE:
         rc = write_mpi_event(s, e, t);
         break;
+    case HP_TRACE_METRIC: {
+        /* one counter per metric class (put_metrics), its value since the thread began */
+        OTF2_Type type = OTF2_TYPE_UINT64;
+        OTF2_MetricValue value = { .unsigned_int = payload_of(e, 0).a };
+        rc = OTF2_EvtWriter_Metric(s->writer, NULL, t, e->region, 1, &type, &value);
+        break;
+    }
     default:
         set_error(err, errlen, "%s: location %#" PRIx64 ": event %" PRIu64
                   " has unknown kind %" PRIu32, w->anchor_path, s->id, s->written, e->kind);
@@ -922,6 +929,30 @@ static void put_regions(global_defs *d)
     }
 }
 
+/* The counters (measurement/metrics.h): the profile's inclusive integer metrics, in the
+ * order of the events' counter index; one metric member and class each, recorded per
+ * thread at every Enter and Leave, accumulated since the thread began. */
+static void put_metrics(global_defs *d)
+{
+    uint32_t k = 0;
+    for (size_t i = 0; i < d->p->nmetrics; i++) {
+        const hp_profile_metric *m = &d->p->metrics[i];
+        if (m->kind != HP_METRIC_INCLUSIVE || m->dtype != HP_DTYPE_UINT64)
+            continue;
+        put(d, OTF2_GlobalDefWriter_WriteMetricMember(
+                   d->writer, k, str(d, m->disp_name), str(d, m->descr ? m->descr : ""),
+                   OTF2_METRIC_TYPE_OTHER, OTF2_METRIC_ACCUMULATED_START, OTF2_TYPE_UINT64,
+                   OTF2_BASE_DECIMAL, 0, str(d, m->uom ? m->uom : "")),
+            "MetricMember");
+        OTF2_MetricMemberRef member = k;
+        put(d, OTF2_GlobalDefWriter_WriteMetricClass(d->writer, k, 1, &member,
+                                                     OTF2_METRIC_SYNCHRONOUS,
+                                                     OTF2_RECORDER_KIND_CPU),
+            "MetricClass");
+        k++;
+    }
+}
+
 /* An MPI communicator as OTF2 wants it: a Comm referencing a Group whose members are
  * indices into the COMM_LOCATIONS group (= MPI_COMM_WORLD ranks). */
 typedef struct mpi_comm_def {
@@ -1008,7 +1039,7 @@ static void put_clock(global_defs *d, double ticks_per_second, uint64_t first, u
 }
 
 /* Score-P's order: clock properties, paradigms, system tree, location groups,
- * locations, regions, groups, communicators. */
+ * locations, regions, metrics, groups, communicators. */
 static void put_definitions(global_defs *d, double ticks_per_second, uint64_t first,
                             uint64_t last)
 {
@@ -1021,6 +1052,7 @@ static void put_definitions(global_defs *d, double ticks_per_second, uint64_t fi
     put_location_groups(d);
     put_locations(d);
     put_regions(d);
+    put_metrics(d);
     put_mpi_groups(d);
 }
 

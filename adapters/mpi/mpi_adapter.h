@@ -72,6 +72,7 @@ typedef struct hp_mpi_frame {
     uint64_t request_id;   /* trace id of the request a non-blocking call started */
     /* with sampling: the node the call path was unwound below (NULL = not unwound) */
     void *path_anchor;     /* struct hp_cct_node * */
+    int path_counters;     /* the path below the anchor took the counters at enter */
 } hp_mpi_frame;
 
 enum {

@@ -84,12 +84,19 @@ int hp_mpi_enter(hp_mpi_frame *f, unsigned fn)
     hp_location_enter_core(loc);
     loc->in_mpi = true;
     *f = (hp_mpi_frame){ .loc = loc, .fn = fn, .root = -1 };
+    hp_cct_node *leaf = loc->current;
     if (unlikely(loc->sampling != NULL) && hp_mpi_unwind[fn] &&
         !hp_location_switched_off(loc)) {
         f->path_anchor = loc->current;
-        loc->current = hp_sampling_call_path(loc);
+        leaf = loc->current = hp_sampling_call_path(loc);
     }
     hp_event_enter(loc, r, (uintptr_t)r);
+    if (unlikely(f->path_anchor != NULL) && loc->metrics != NULL && loc->current != NULL &&
+        loc->current != leaf) { /* entered with a node: the counters were read */
+        hp_sampling_path_counters(leaf, f->path_anchor, loc->metrics->last, loc->metrics->n,
+                                  -1);
+        f->path_counters = 1;
+    }
     hp_location_leave_core(loc);
     return 1;
 }
@@ -229,6 +236,9 @@ static inline void leave_mpi_region(hp_location *loc, const hp_mpi_frame *f, uin
     loc->mpi_ticks += ticks;
     if (unlikely(f->path_anchor != NULL)) { /* the unwound path below the anchor */
         hp_sampling_path_add(loc->current, f->path_anchor, ticks);
+        if (f->path_counters)
+            hp_sampling_path_counters(loc->current, f->path_anchor, loc->metrics->last,
+                                      loc->metrics->n, 1);
         loc->current = f->path_anchor;
     }
 }

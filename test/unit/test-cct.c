@@ -10,7 +10,7 @@ static int setup(hp_arena *arena, hp_cct *t, uint64_t budget)
     for (uint32_t i = 0; i < 2000; i++)
         regions[i].id = i;
     *arena = (hp_arena){ 0 };
-    if (hp_memory_init(budget) < 0 || hp_cct_init(t, arena, &regions[0]) < 0)
+    if (hp_memory_init(budget) < 0 || hp_cct_init(t, arena, &regions[0], 0) < 0)
         return -1;
     return 0;
 }

@@ -38,6 +38,7 @@ typedef struct hp_config {
     char metric_rusage[1024];
     char finalize_signals[256];      /* HP_FINALIZE_SIGNALS (signal_names.h syntax) */
     char dump_signal[32];            /* HP_DUMP_SIGNAL, "" = none */
+    char site_log[4096];             /* HP_SITE_LOG, "" = none (site_log.h) */
     int verbose;
 } hp_config;
 

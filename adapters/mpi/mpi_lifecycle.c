@@ -118,7 +118,8 @@ void hp_mpi_after_init(void)
     if (PMPI_Comm_dup(MPI_COMM_WORLD, &unify_comm) != MPI_SUCCESS)
         unify_comm = MPI_COMM_NULL;
     char dir[DIRECTORY_SIZE] = "";
-    if (world_rank == 0 && measuring && hp_experiment_create_directory(dir, sizeof(dir)) < 0)
+    if (world_rank == 0 && measuring && hp_cfg.enable_profiling &&
+        hp_experiment_create_directory(dir, sizeof(dir)) < 0)
         dir[0] = '\0';
     if (unify_comm != MPI_COMM_NULL)
         PMPI_Bcast(dir, sizeof(dir), MPI_CHAR, 0, unify_comm);

@@ -104,6 +104,9 @@ static const config_var config_vars[] = {
       "Site accounting log: an absolute path of a file, or of a directory for one file per "
       "day, to which rank 0 appends one JSON line per job at the end. With "
       "HP_ENABLE_PROFILING=false only MPI is measured, for this log. See doc/site.md." },
+    { "HP_PLUGINS", VAR_STRING, "", FIELD(plugins),
+      "Plug-ins around MPI calls: comma-separated paths of shared objects built against "
+      "<hp/plugin.h>, loaded after MPI_Init. See doc/plugins.md." },
     { "HP_VERBOSE", VAR_UINT, "0", FIELD(verbose),
       "Diagnostic output on stderr: 0 = warnings only, 1 = also what is written where, 2 = more." },
 };

@@ -2,11 +2,12 @@
 # Plug-ins around MPI calls (HP_PLUGINS, include/hp/plugin.h, doc/plugins.md): the CSV
 # example of examples/plugins/ records exactly the selected MPI calls of a known program
 # (peers, tags, bytes, communicator sizes), nothing of the unselected ones; it works under
-# hp-run too; broken plug-ins (missing file, no entry symbol, another API version, failing
+# hp-run too; the iteration example starts its command at the N-th marker call and stops
+# it at the M-th; broken plug-ins (missing file, no entry symbol, another API version, failing
 # init) are reported by path and the job runs on with the same output.
 . "$HP_SRCDIR/test/integration/lib.sh"
 . "$PROGRAMS/mpi/mpi-lib.sh"
-plan 11
+plan 15
 
 mpirun2() { timeout -k 10 "$HP_MPI_TIMEOUT" mpiexec -n 2 "$@"; }
 plugin() { gcc -O1 -Wall -Wextra -shared -fPIC -I"$HP_SRCDIR/include" -o "$@"; }
@@ -50,4 +51,33 @@ check_eq "broken plug-ins: the job succeeds with the same output" "0 sum=499500"
 check_eq "each is reported once, by path, saying what is wrong" \
     "plug-in 'missing.so' cannot be loaded: missing.so: cannot open shared object file: No such file or directory|plug-in 'libnosym.so' lacks the symbol hp_plugin_entry (not an hpmeasure plug-in?)|plug-in 'libold.so' was built for plug-in API version 99, this hpmeasure has version 1|plug-in 'librefuses.so' failed to initialise: refuses" \
     "$(grep 'HP_PLUGINS' broken.err | sed -e "s|$WORK/||g" -e 's/^hpmeasure: HP_PLUGINS: //' -e 's/; going on without it$//' | paste -sd'|')"
+# ---- the iteration example: a command for iterations 2..4 of a loop marked by MPI_Barrier
+check "build the iteration example plug-in" plugin libiter.so "$HP_SRCDIR/examples/plugins/iteration_cmd.c"
+cat > loop.c <<'END'
+/* 6 iterations of 0.2 s, each ending with MPI_Barrier; "progress" holds the iteration. */
+#include <mpi.h>
+#include <stdio.h>
+#include <time.h>
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    for (int i = 1; i <= 6; i++) {
+        FILE *f = fopen("progress", "w");
+        fprintf(f, "%d\n", i);
+        fclose(f);
+        MPI_Barrier(MPI_COMM_WORLD);
+        struct timespec pause = { 0, 200000000 };
+        nanosleep(&pause, NULL);
+    }
+    MPI_Finalize();
+    return 0;
+}
+END
+check "build the loop" hp-instrument mpicc -O1 -o loop loop.c
+HP_PLUGINS="$WORK/libiter.so" HP_ITER_CALL=MPI_Barrier HP_ITER_FROM=2 HP_ITER_TO=4 \
+    HP_ITER_COMMAND='cp progress started; trap "cp progress stopped; exit 0" TERM; while :; do sleep 0.02; done' \
+    HP_EXPERIMENT_DIRECTORY=exp-iter check "run the loop with the iteration plug-in" \
+    timeout -k 10 60 mpiexec -n 1 ./loop
+check_eq "the command started in iteration 2 and was stopped in iteration 4" "2 4" \
+    "$(cat started 2>&1) $(cat stopped 2>&1)"
 finish

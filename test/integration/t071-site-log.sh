@@ -3,11 +3,12 @@
 # with exact MPI calls and bytes, also in accounting-only mode and under hp-run; one file
 # per day in a directory; 20 concurrent jobs appending to one log lose and interleave
 # nothing; a symbolic link, a FIFO or an unwritable path is refused without failing the
-# job; `hp-report site` summaries of a generated 1,000-job log match the values that
+# job; odd strings (quotes, control characters, invalid UTF-8) stay valid JSON;
+# `hp-report site` summaries of a generated 1,000-job log match the values that
 # test/tools/site_log_check.py computes from the JSON on its own.
 . "$HP_SRCDIR/test/integration/lib.sh"
 . "$PROGRAMS/mpi/mpi-lib.sh"
-plan 21
+plan 22
 
 SITE="$PY $HP_SRCDIR/test/tools/site_log_check.py"
 mpirun2() { timeout -k 10 "$HP_MPI_TIMEOUT" mpiexec -n 2 "$@"; }
@@ -73,6 +74,18 @@ done
 wait
 check_eq "20 concurrent jobs: 20 whole records, each job once" "$(seq 1 20 | sort | paste -sd' ')" \
     "$($SITE jobs shared.jsonl | paste -sd' ')"
+
+# ---- strings that need escaping: quote, backslash, tab, newline, invalid UTF-8 ----------
+odd=$(printf 'we"ird\\\tna\nme\377\303\251')
+cp calltree "$odd"
+SLURM_JOB_ID='j"1' HP_ENABLE_PROFILING=false HP_SITE_LOG="$WORK/odd.jsonl" ./"$odd" >/dev/null 2>&1
+check "an odd executable name: one line of valid UTF-8 JSON, invalid bytes as U+FFFD" \
+    $PY -c 'import json, sys
+lines = open(sys.argv[1], encoding="utf-8").read().split("\n")
+assert len(lines) == 2 and lines[1] == "", lines
+r = json.loads(lines[0])
+assert r["job"] == "j\"1", r["job"]
+assert r["app"] == "we\"ird\\\tna\nme\ufffd\u00e9", ascii(r["app"])' odd.jsonl
 
 # ---- summaries of 1,000 jobs ---------------------------------------------------------
 $SITE generate gen.jsonl 1000 7

@@ -79,11 +79,16 @@ HP_USER_API void hp_user_scope_end(hp_user_region **handle_ptr);
 
 #define HP_USER_CONCAT2_(a, b) a##b
 #define HP_USER_CONCAT_(a, b) HP_USER_CONCAT2_(a, b)
+#if defined(__GNUC__)
+#define HP_USER_UNUSED_ __attribute__((unused))
+#else
+#define HP_USER_UNUSED_
+#endif
 
 #ifdef HP_USER_ENABLE
 
 /* Declares a region handle: static storage, at file or block scope. */
-#define HP_USER_REGION_DEFINE(handle) static hp_user_region handle
+#define HP_USER_REGION_DEFINE(handle) static hp_user_region handle HP_USER_UNUSED_
 
 #define HP_USER_REGION_BEGIN(handle, name, type) \
     hp_user_region_begin(&(handle), (name), (type), __FILE__, __LINE__)
@@ -98,8 +103,7 @@ HP_USER_API void hp_user_scope_end(hp_user_region **handle_ptr);
 #define HP_USER_PARAMETER_STRING(name, value) hp_user_parameter_string((name), (value))
 
 /* A region from here to the end of the enclosing block (C: cleanup attribute; C++: an
- * object's destructor), so every return and, in C++, every exception ends it. One per
- * line. */
+ * object's destructor), so every return and, in C++, every exception ends it. */
 #ifdef __cplusplus
 namespace hp {
 class user_scope {
@@ -110,25 +114,26 @@ public:
         hp_user_region_begin(handle, name, type, file, line);
     }
     ~user_scope() { hp_user_region_end(handle_); }
-    user_scope(const user_scope &) = delete;
-    user_scope &operator=(const user_scope &) = delete;
 
 private:
+    user_scope(const user_scope &);            /* not copyable (C++98 spelling) */
+    user_scope &operator=(const user_scope &);
     hp_user_region *handle_;
 };
 } /* namespace hp */
-#define HP_USER_SCOPE(name, type)                                                        \
-    static hp_user_region HP_USER_CONCAT_(hp_user_handle_, __LINE__);                    \
-    hp::user_scope HP_USER_CONCAT_(hp_user_scope_, __LINE__)(                            \
-        &HP_USER_CONCAT_(hp_user_handle_, __LINE__), (name), (type), __FILE__, __LINE__)
+#define HP_USER_SCOPE_AT_(name, type, id)                                                \
+    static hp_user_region HP_USER_CONCAT_(hp_user_handle_, id);                          \
+    hp::user_scope HP_USER_CONCAT_(hp_user_scope_, id)(                                  \
+        &HP_USER_CONCAT_(hp_user_handle_, id), (name), (type), __FILE__, __LINE__)
 #else
-#define HP_USER_SCOPE(name, type)                                                        \
-    static hp_user_region HP_USER_CONCAT_(hp_user_handle_, __LINE__);                    \
-    hp_user_region *HP_USER_CONCAT_(hp_user_scope_, __LINE__)                            \
+#define HP_USER_SCOPE_AT_(name, type, id)                                                \
+    static hp_user_region HP_USER_CONCAT_(hp_user_handle_, id);                          \
+    hp_user_region *HP_USER_CONCAT_(hp_user_scope_, id)                                  \
         __attribute__((cleanup(hp_user_scope_end), unused)) = hp_user_scope_begin(       \
-            &HP_USER_CONCAT_(hp_user_handle_, __LINE__), (name), (type), __FILE__,       \
-            __LINE__)
+            &HP_USER_CONCAT_(hp_user_handle_, id), (name), (type), __FILE__, __LINE__)
 #endif
+/* __COUNTER__ (GCC, Clang) numbers each use, so a line may hold several. */
+#define HP_USER_SCOPE(name, type) HP_USER_SCOPE_AT_(name, type, __COUNTER__)
 /* The enclosing function, as a region of type FUNCTION named after it. */
 #define HP_USER_FUNCTION() HP_USER_SCOPE(__func__, HP_USER_REGION_TYPE_FUNCTION)
 
@@ -136,13 +141,7 @@ private:
 
 /* A declaration that defines nothing, so `HP_USER_REGION_DEFINE(h);` stays valid at file
  * and block scope without an unused-variable warning. */
-#ifdef __cplusplus
-#define HP_USER_REGION_DEFINE(handle) static_assert(true, "hpmeasure user API off")
-#elif defined(__GNUC__)
-#define HP_USER_REGION_DEFINE(handle) extern int hp_user_disabled_ __attribute__((unused))
-#else
-#define HP_USER_REGION_DEFINE(handle) extern int hp_user_disabled_
-#endif
+#define HP_USER_REGION_DEFINE(handle) extern int hp_user_disabled_ HP_USER_UNUSED_
 #define HP_USER_REGION_BEGIN(handle, name, type) ((void)0)
 #define HP_USER_REGION_END(handle) ((void)0)
 #define HP_USER_PHASE_BEGIN(handle, name) ((void)0)

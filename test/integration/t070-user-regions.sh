@@ -4,7 +4,7 @@
 # filtered user region disappears and its parameters hang below its parent; without
 # HP_USER_ENABLE the program references no hpmeasure symbol.
 . "$HP_SRCDIR/test/integration/lib.sh"
-plan 15
+plan 16
 
 # "path visits" of every call path with visits, sorted.
 visits() {
@@ -61,6 +61,16 @@ g++ -O1 -Wall -Wextra -I"$HP_SRCDIR/include" -o plain_cxx "$PROGRAMS/user/region
 gfortran -O1 -Wall -I"$HP_SRCDIR/include" -o plain_f "$PROGRAMS/user/regions.F90" 2>>plain.err
 check_eq "C++ and Fortran without HP_USER_ENABLE: no warnings, no hpmeasure symbol" "" \
     "$(cat plain.err; nm -u plain_cxx plain_f | grep -i 'hp_\|hpf_')"
+
+printf '#include <hp/user.h>\nHP_USER_REGION_DEFINE(a);\nint main(void) { HP_USER_SCOPE("x", 0); HP_USER_FUNCTION(); return 0; }\n' > old.c
+cp old.c old.cc
+for std in c99 c11; do for on in -UHP_USER_ENABLE -DHP_USER_ENABLE; do
+    gcc -std=$std -Wall -Wextra $on -I"$HP_SRCDIR/include" -c old.c -o old.o 2>&1 || echo "$std $on failed"
+done; done > old.err
+for std in c++98 c++17; do for on in -UHP_USER_ENABLE -DHP_USER_ENABLE; do
+    g++ -std=$std -Wall -Wextra $on -I"$HP_SRCDIR/include" -c old.cc -o old.o 2>&1 || echo "$std $on failed"
+done; done >> old.err
+check_eq "C99, C11, C++98, C++17, on and off: no warning, two scopes on one line" "" "$(cat old.err)"
 
 check "build regions.cc with hp-instrument g++" \
     hp-instrument g++ -O1 -o regions_cxx "$PROGRAMS/user/regions.cc"

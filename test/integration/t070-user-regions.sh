@@ -4,7 +4,7 @@
 # filtered user region disappears and its parameters hang below its parent; without
 # HP_USER_ENABLE the program references no hpmeasure symbol.
 . "$HP_SRCDIR/test/integration/lib.sh"
-plan 16
+plan 19
 
 # "path visits" of every call path with visits, sorted.
 visits() {
@@ -84,4 +84,13 @@ HP_EXPERIMENT_DIRECTORY=fortran ./regions_f >/dev/null 2>&1
 check_eq "Fortran: exact visits of regions and parameters" \
     "regions_f/main/MAIN__/solve 1|regions_f/main/MAIN__/solve/iteration 4|regions_f/main/MAIN__/solve/iteration/step=0 2|regions_f/main/MAIN__/solve/iteration/step=1 2" \
     "$(visits fortran/profile.cubex | grep solve | paste -sd'|')"
+
+check "compile the module hp_user.f90 with plain gfortran" \
+    gfortran -O1 -Wall -c "$HP_SRCDIR/include/hp/hp_user.f90"
+check "build module.f90 with hp-instrument gfortran" \
+    hp-instrument gfortran -O1 -Wall -o regions_mod "$PROGRAMS/user/module.f90" hp_user.o
+HP_EXPERIMENT_DIRECTORY=module ./regions_mod >/dev/null 2>&1
+check_eq "Fortran module: a phase, a loop region and string parameters, exact visits" \
+    "regions_mod/main/MAIN__/solve 1|regions_mod/main/MAIN__/solve/iteration 3|regions_mod/main/MAIN__/solve/iteration/kind=even 1|regions_mod/main/MAIN__/solve/iteration/kind=odd 2" \
+    "$(visits module/profile.cubex | grep solve | paste -sd'|')"
 finish

@@ -47,6 +47,7 @@ typedef struct group {
 typedef struct summary {
     group *groups;
     size_t ngroups, cap;
+    json_t *index; /* "<period>\x1f<key>" -> group number: a year of jobs has many groups */
 } summary;
 
 static void usage(FILE *out)
@@ -118,9 +119,13 @@ static int period_of(time_t start, const char *period, char *out, size_t size)
 
 static group *group_for(summary *s, const char *period, const char *key)
 {
-    for (size_t i = 0; i < s->ngroups; i++)
-        if (strcmp(s->groups[i].period, period) == 0 && strcmp(s->groups[i].key, key) == 0)
-            return &s->groups[i];
+    char name[16 + KEY_SIZE];
+    snprintf(name, sizeof(name), "%s\x1f%.*s", period, KEY_SIZE - 1, key);
+    json_t *known = json_object_get(s->index, name);
+    if (known != NULL)
+        return &s->groups[json_integer_value(known)];
+    if (json_object_set_new(s->index, name, json_integer((json_int_t)s->ngroups)) < 0)
+        return NULL;
     if (s->ngroups == s->cap) {
         size_t cap = s->cap ? 2 * s->cap : 64;
         group *bigger = realloc(s->groups, cap * sizeof(*bigger));
@@ -284,6 +289,7 @@ static void summary_release(summary *s)
         free(s->groups[i].functions);
     }
     free(s->groups);
+    json_decref(s->index);
 }
 
 static int write_summary(summary *s, const site_args *a)
@@ -317,8 +323,8 @@ int hp_report_site(int argc, char **argv)
             return 0;
         }
     site_args a = { NULL, 0, NULL, NULL, HP_FORMAT_TEXT };
-    summary s = { NULL, 0, 0 };
-    int rc = parse_args(argc, argv, &a);
+    summary s = { NULL, 0, 0, json_object() };
+    int rc = s.index == NULL ? -1 : parse_args(argc, argv, &a);
     for (int i = 0; rc == 0 && i < a.nlogs; i++)
         rc = read_log(&s, &a, a.logs[i]);
     if (rc < 0) {

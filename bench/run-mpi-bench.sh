@@ -5,8 +5,10 @@
 # times them side by side in one run:
 #   rank       mpi-rank.c: 10^6 MPI_Comm_rank calls in a tight loop on 2 ranks, plain,
 #              measured (--nocompiler) and measured with HP_MPI_EXCLUDE=MPI_Comm_rank
-#              (the call is only counted), and measured with HP_METRIC_PERF=page-faults
-#              (one counter read at the call's begin and end; doc/counters.md)
+#              (the call is only counted), measured with HP_METRIC_PERF=page-faults
+#              (one counter read at the call's begin and end; doc/counters.md); accounting
+#              only (HP_ENABLE_PROFILING=false HP_SITE_LOG); with a no-op plug-in
+#              (HP_PLUGINS) that selects another function, and one that selects MPI_Comm_rank
 #   pingpong   mpi-pingpong.c: 10^5 round trips of an 8-byte message between 2 ranks,
 #              plain and measured (--nocompiler)
 #   finalize   mpi-finalize.c: MPI_Finalize as rank 0 sees it, 32 ranks oversubscribed
@@ -90,6 +92,9 @@ for p in rank pingpong; do
     build env $INSTRUMENT_ENV "$INSTRUMENT" --nocompiler $MPICC $CFLAGS_BENCH \
         -o "hp-$p" "$BENCHDIR/mpi-$p.c"
 done
+# HP_PLUGINS: begin() and end() that do nothing, to time the dispatch.
+build cc -O2 -Wall -Wextra -shared -fPIC -I"$SRCDIR/include" -o libnoop.so \
+    "$BENCHDIR/mpi-plugin-noop.c"
 # Unification: with function hooks, so the call paths run through user functions.
 # shellcheck disable=SC2086
 build env $INSTRUMENT_ENV "$INSTRUMENT" $MPICC $CFLAGS_BENCH -o hp-finalize \
@@ -119,6 +124,12 @@ run() {
             HP_MPI_EXCLUDE=MPI_Comm_rank ./hp-rank "$RANK_CALLS") ;;
         rank_counters) out=$(launch 2 HP_EXPERIMENT_DIRECTORY="$exp" \
             HP_METRIC_PERF=page-faults ./hp-rank "$RANK_CALLS") ;;
+        rank_account) out=$(launch 2 HP_ENABLE_PROFILING=false HP_SITE_LOG="$WORK/site.jsonl" \
+            ./hp-rank "$RANK_CALLS") ;;
+        rank_plugin_off) out=$(launch 2 HP_EXPERIMENT_DIRECTORY="$exp" HP_PLUGINS="$WORK/libnoop.so" \
+            HP_BENCH_PLUGIN_CALL=MPI_Send ./hp-rank "$RANK_CALLS") ;;
+        rank_plugin_on) out=$(launch 2 HP_EXPERIMENT_DIRECTORY="$exp" HP_PLUGINS="$WORK/libnoop.so" \
+            HP_BENCH_PLUGIN_CALL=MPI_Comm_rank ./hp-rank "$RANK_CALLS") ;;
         pp_plain) out=$(launch 2 ./plain-pingpong "$ROUNDTRIPS") ;;
         pp_measured) out=$(launch 2 HP_EXPERIMENT_DIRECTORY="$exp" ./hp-pingpong "$ROUNDTRIPS") ;;
         fin_plain) out=$(launch "$FIN_RANKS" ./plain-finalize) ;;
@@ -167,7 +178,8 @@ while :; do
     echo "bench: note: $((FIN_RANKS * 2)) ranks did not start or end here; trying $FIN_RANKS" >&2
 done
 
-VARIANTS="rank_plain rank_measured rank_excluded rank_counters pp_plain pp_measured fin_plain fin_measured"
+VARIANTS="rank_plain rank_measured rank_excluded rank_counters rank_account rank_plugin_off
+    rank_plugin_on pp_plain pp_measured fin_plain fin_measured"
 for v in $VARIANTS; do
     eval "min_$v=''"
 done
@@ -190,12 +202,14 @@ awk -v reps="$REPS" -v calls="$RANK_CALLS" -v trips="$ROUNDTRIPS" \
     -v ranks="$FIN_RANKS" -v want_ranks="$want_ranks" \
     -v rp="$min_rank_plain" -v rm="$min_rank_measured" -v rx="$min_rank_excluded" \
     -v rc="$min_rank_counters" \
+    -v ra="$min_rank_account" -v rpo="$min_rank_plugin_off" -v rps="$min_rank_plugin_on" \
     -v pp="$min_pp_plain" -v pm="$min_pp_measured" \
     -v fp="$min_fin_plain" -v fm="$min_fin_measured" \
     -v fin_regions="${fin_regions:-?}" -v fin_paths="${fin_paths:-?}" '
 BEGIN {
     rank_plain = rp / calls; rank_meas = rm / calls; rank_excl = rx / calls
     add_meas = rank_meas - rank_plain; add_excl = rank_excl - rank_plain
+    rank_acct = ra / calls; rank_poff = rpo / calls; rank_pon = rps / calls
     pp_plain = pp / trips / 1000; pp_meas = pm / trips / 1000
     pp_ratio = pp_plain > 0 ? pp_meas / pp_plain : 0
     pp_added = (pm - pp) / trips
@@ -207,6 +221,9 @@ BEGIN {
     printf "  %-44s %12.2f %12.2f    (target <= 35)\n", "measured (hp-instrument --nocompiler)", rank_meas, add_meas
     printf "  %-44s %12.2f %12.2f    (target <= 5)\n", "unmeasured (HP_MPI_EXCLUDE=MPI_Comm_rank)", rank_excl, add_excl
     printf "  %-44s %12.2f %12.2f\n", "measured with 1 perf counter (page-faults)", rc / calls, rc / calls - rank_plain
+    printf "  %-44s %12.2f %12.2f\n", "accounting only (HP_SITE_LOG, no profile)", rank_acct, rank_acct - rank_plain
+    printf "  %-44s %12.2f %12.2f\n", "measured, plug-in selects another function", rank_poff, rank_poff - rank_plain
+    printf "  %-44s %12.2f %12.2f\n", "measured, plug-in selects MPI_Comm_rank", rank_pon, rank_pon - rank_plain
     printf "  for scale, Score-P 8.4 adds ~69 ns per measured MPI_Comm_rank\n\n"
     printf "  %-44s %12s %12s\n", "8-byte ping-pong (" trips " round trips)", "us/trip", "ratio"
     printf "  %-44s %12.3f %12s\n", "plain", pp_plain, "-"
@@ -227,6 +244,9 @@ BEGIN {
     printf "bench: mpi_added_ns_per_measured_call=%.2f\n", add_meas
     printf "bench: mpi_added_ns_per_unmeasured_call=%.2f\n", add_excl
     printf "bench: mpi_comm_rank_counter_ns=%.2f\n", rc / calls
+    printf "bench: mpi_comm_rank_accounting_ns=%.2f\n", rank_acct
+    printf "bench: mpi_comm_rank_plugin_unselected_ns=%.2f\n", rank_poff
+    printf "bench: mpi_comm_rank_plugin_selected_ns=%.2f\n", rank_pon
     printf "bench: pingpong_roundtrips=%d\n", trips
     printf "bench: pingpong_plain_us=%.3f\n", pp_plain
     printf "bench: pingpong_measured_us=%.3f\n", pp_meas

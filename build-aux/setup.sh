@@ -23,7 +23,7 @@ HP_PACKAGES=(
     libdw-dev libelf-dev libunwind-dev libpapi-dev
     libopen-trace-format2-dev libotf2-trace-dev otf2-tools python3-otf2 python3
     mpich libmpich-dev
-    libarchive-dev libexpat1-dev chromium
+    libarchive-dev libexpat1-dev libjansson-dev chromium
 )
 
 hp_say() { printf '%s\n' "[hpmeasure] $*"; }

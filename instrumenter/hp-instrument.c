@@ -3,8 +3,9 @@
  * checks that <compiler> is a C, C++ or Fortran compiler (or MPI wrapper) we know, looks
  * at the arguments to tell what kind of step this is (preprocess only, compile only,
  * link, shared-library link), adds the flags that step needs (`-g` and the
- * instrumentation flags that instrument_flags.c chooses, and `-I<includedir>` on
- * compilations; the core library at the end of a program link), and replaces itself with
+ * instrumentation flags that instrument_flags.c chooses, and `-I<includedir>
+ * -DHP_USER_ENABLE` on compilations, for include/hp/user.h; the core library at the end
+ * of a program link), and replaces itself with
  * the real compiler through execvp(), so the compiler's exit status and signals reach
  * the caller unchanged. The user's arguments are never rewritten or reordered: we only
  * insert words before and after them. Nothing here parses a response file (`@file`); its
@@ -524,7 +525,7 @@ out:
 }
 
 /*
- * Lays out: compiler [-g <hooks>] <user args> [-I<inc>] [link flags].
+ * Lays out: compiler [-g <hooks>] <user args> [-I<inc> -DHP_USER_ENABLE] [link flags].
  * The debug and hook flags go first so that a user's later -g0 or
  * -fno-instrument-functions still wins; our -I goes after the user's so that their
  * include directories keep priority; the core goes last so that it comes after every
@@ -550,8 +551,10 @@ static char **build_command(const struct invocation *inv, enum build_mode mode,
     }
     for (int i = 0; i < inv->nargs; i++)
         cmd[n++] = inv->args[i];
-    if (w->include_flag != NULL)
+    if (w->include_flag != NULL) {
         cmd[n++] = w->include_flag;
+        cmd[n++] = "-DHP_USER_ENABLE"; /* turns on include/hp/user.h's macros */
+    }
     if (mode == MODE_LINK) {
         cmd[n++] = w->libdir_flag;
         cmd[n++] = w->rpath_flag;

@@ -148,6 +148,13 @@ static const config_var config_vars[] = {
     { "HP_DUMP_SIGNAL", VAR_STRING, "", FIELD(dump_signal),
       "A signal (e.g. USR1) that writes a snapshot of the profile so far without stopping "
       "(snapshot-N/ in the experiment directory); empty = off. See doc/signals.md." },
+    { "HP_SITE_LOG", VAR_STRING, "", FIELD(site_log),
+      "Site accounting log: an absolute path of a file, or of a directory for one file per "
+      "day, to which rank 0 appends one JSON line per job at the end. With "
+      "HP_ENABLE_PROFILING=false only MPI is measured, for this log. See doc/site.md." },
+    { "HP_PLUGINS", VAR_STRING, "", FIELD(plugins),
+      "Plug-ins around MPI calls: comma-separated paths of shared objects built against "
+      "<hp/plugin.h>, loaded after MPI_Init. See doc/plugins.md." },
     { "HP_VERBOSE", VAR_UINT, "0", FIELD(verbose),
       "Diagnostic output on stderr: 0 = warnings only, 1 = also what is written where, 2 = more." },
 };
@@ -310,6 +317,9 @@ static const char *check_range(const config_var *v)
         return "0 (off) up to 20000 Hz";
     if (strcmp(v->name, "HP_OVERHEAD_BUDGET") == 0 && hp_cfg.overhead_budget > 100)
         return "0 (off) up to 100 (percent)";
+    if (strcmp(v->name, "HP_SITE_LOG") == 0 && hp_cfg.site_log[0] != '\0' &&
+        hp_cfg.site_log[0] != '/')
+        return "an absolute path (of a file, or of a directory for one file per day)";
     return NULL;
 }
 

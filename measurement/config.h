@@ -52,6 +52,8 @@ typedef struct hp_config {
     char metric_rusage[1024];
     char finalize_signals[256];      /* HP_FINALIZE_SIGNALS (signal_names.h syntax) */
     char dump_signal[32];            /* HP_DUMP_SIGNAL, "" = none */
+    char site_log[4096];             /* HP_SITE_LOG, "" = none (site_log.h) */
+    char plugins[4096];              /* HP_PLUGINS, comma-separated paths, "" = none */
     int verbose;
 } hp_config;
 

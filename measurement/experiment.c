@@ -22,6 +22,7 @@
 #include "profile_build.h"
 #include "region.h"
 #include "runtime.h"
+#include "site_log.h"
 #include "sampling.h"
 #include "summary.h"
 #include "timer.h"
@@ -386,6 +387,10 @@ static void write_profile_in(const char *dir, const hp_profile *p, const char *s
 
 void hp_experiment_write_profile(const hp_profile *p, const char *suffix)
 {
+    if (suffix[0] == '\0') /* the whole job's profile */
+        hp_site_log_append(p);
+    if (!hp_cfg.enable_profiling) /* accounting only (HP_SITE_LOG): no experiment */
+        return;
     if (directory[0] == '\0' && hp_experiment_create_directory(directory,
                                                                sizeof(directory)) < 0)
         return;

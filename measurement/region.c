@@ -266,6 +266,19 @@ static hp_region *define_function(uintptr_t addr, const char *name, const char *
     return region_new(name, mangled, file, line, HP_PARADIGM_COMPILER, HP_ROLE_FUNCTION);
 }
 
+/* Defines a user region (key: its handle's address, never sampled), or
+ * HP_REGION_FILTERED (caller holds the lock). */
+static hp_region *define_described(const hp_region *desc)
+{
+    if (desc->paradigm == HP_PARADIGM_COMPILER)
+        return define_function(desc->addr, desc->name, desc->mangled, desc->file, desc->line);
+    if (region_filter != NULL &&
+        hp_filter_excludes(region_filter, desc->file, desc->name, desc->mangled))
+        return HP_REGION_FILTERED;
+    return region_new(desc->name, desc->mangled, desc->file, desc->line, desc->paradigm,
+                      desc->role);
+}
+
 /* Symbolizes addr and applies the filter (caller holds the lock). */
 static hp_region *resolve_address(uintptr_t addr)
 {
@@ -337,9 +350,7 @@ static hp_region *region_for(uintptr_t addr, const hp_region *desc)
     pthread_mutex_lock(&registry_lock);
     r = hp_region_find(addr); /* another thread may have been first */
     if (r == NULL && table_reserve() == 0) {
-        r = desc != NULL ? define_function(addr, desc->name, desc->mangled, desc->file,
-                                           desc->line)
-                         : resolve_address(addr);
+        r = desc != NULL ? define_described(desc) : resolve_address(addr);
         if (r != NULL && r != HP_REGION_FILTERED)
             r->addr = addr;
         if (r != NULL)
@@ -357,8 +368,17 @@ hp_region *hp_region_for_address(uintptr_t addr)
 hp_region *hp_region_for_described(uintptr_t addr, const char *name, const char *mangled,
                                    const char *file, int line)
 {
-    hp_region desc = { .name = name, .mangled = mangled, .file = file, .line = line };
+    hp_region desc = { .addr = addr, .name = name, .mangled = mangled, .file = file,
+                       .line = line, .paradigm = HP_PARADIGM_COMPILER };
     return region_for(addr, &desc);
+}
+
+hp_region *hp_region_for_user(uintptr_t key, const char *name, const char *file, int line,
+                              const char *role)
+{
+    hp_region desc = { .addr = key, .name = name, .mangled = name, .file = file,
+                       .line = line, .paradigm = HP_PARADIGM_USER, .role = role };
+    return region_for(key, &desc);
 }
 
 int hp_region_code_line(uintptr_t addr, char *file, size_t size, int *line)

@@ -64,6 +64,11 @@ hp_region *hp_region_for_address(uintptr_t addr);
 hp_region *hp_region_for_described(uintptr_t addr, const char *name, const char *mangled,
                                    const char *file, int line);
 
+/* Same as hp_region_for_described for a user region (include/hp/user.h): key is the
+ * address of its handle, role a static string; the filter applies to name and file. */
+hp_region *hp_region_for_user(uintptr_t key, const char *name, const char *file, int line,
+                              const char *role);
+
 /* Defines a region that has no code address (the program root, later MPI and user
  * regions). Returns NULL when the budget is used up. */
 hp_region *hp_region_define(const char *name, const char *file, int line,

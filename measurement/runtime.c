@@ -77,6 +77,28 @@ static void load_configuration(void)
         hp_runtime_stop_on_bad_input("invalid configuration", err);
 }
 
+/* HP_ENABLE_PROFILING=false with HP_SITE_LOG: only MPI calls are measured, for the site
+ * log. Every function and user region is filtered (a filtered hook costs one cache probe,
+ * and the GCC plug-in's switch one load), and tracing and sampling are off, the same on
+ * every rank (tracing decides collectives at MPI_Finalize). Returns 0 or -1 (memory). */
+static bool accounting_only;
+
+static int account_only(void)
+{
+    char err[256];
+    if (filter != NULL)
+        hp_filter_free(filter);
+    filter = hp_filter_parse("SCOREP_REGION_NAMES_BEGIN\nEXCLUDE *\nSCOREP_REGION_NAMES_END\n",
+                             "accounting-only mode", err, sizeof(err));
+    hp_cfg.enable_tracing = false;
+    hp_cfg.sampling_frequency = 0;
+    accounting_only = true; /* no sampling, also for --nocompiler builds */
+    if (hp_cfg.verbose)
+        fprintf(stderr, "hpmeasure: HP_ENABLE_PROFILING=false, HP_SITE_LOG=%s: measuring "
+                        "MPI calls for the site log only\n", hp_cfg.site_log);
+    return filter != NULL ? 0 : -1;
+}
+
 /* Set by the marker library that `hp-instrument --nocompiler` links: such programs have
  * no function hooks, so sampling is what gives their call paths. */
 extern const int hp_nocompiler_build __attribute__((weak));
@@ -87,6 +109,8 @@ enum { DEFAULT_NOCOMPILER_HZ = 1000 };
 static void start_sampling(void)
 {
     uint64_t hz = hp_cfg.sampling_frequency;
+    if (accounting_only)
+        return;
     if (getenv("HP_SAMPLING_FREQUENCY") == NULL && &hp_nocompiler_build != NULL)
         hz = hp_cfg.sampling_frequency = DEFAULT_NOCOMPILER_HZ;
     if (hz > 0 && hp_sampling_setup(hz) < 0)
@@ -130,11 +154,13 @@ static int start_measurement(void)
     if (&hp_configure_probe != NULL)
         return STATE_DISABLED;
     load_configuration();
-    if (!hp_cfg.enable_profiling) {
+    if (!hp_cfg.enable_profiling && hp_cfg.site_log[0] == '\0') {
         if (hp_cfg.verbose)
             fprintf(stderr, "hpmeasure: HP_ENABLE_PROFILING=false: measuring nothing\n");
         return STATE_DISABLED;
     }
+    if (!hp_cfg.enable_profiling && account_only() < 0)
+        return STATE_DISABLED;
     bool fell_back;
     hp_timer_init(hp_cfg.timer, &fell_back);
     if (fell_back && hp_cfg.verbose)

@@ -27,6 +27,7 @@ static const struct command {
     { "text", hp_report_text, CMD_DEFAULT },
     { "score", hp_report_score, 0 },
     { "html", hp_report_html, 0 },
+    { "site", hp_report_site, 0 },
 };
 
 enum { NCOMMANDS = sizeof(commands) / sizeof(commands[0]) };
@@ -37,6 +38,8 @@ static void usage(FILE *out)
                  "[--depth N] [--threshold PCT] [--format text|csv|json]\n"
                  "       hp-report score [DIR|FILE.cubex] [--suggest-filter]\n"
                  "       hp-report html [DIR|FILE.cubex] -o report.html\n"
+                 "       hp-report site LOG... --by user|app --period week|month "
+                 "[--format text|csv|json]\n"
                  "DIR defaults to the newest hp-* experiment directory here.\n");
 }
 
@@ -65,7 +68,7 @@ int main(int argc, char **argv)
             return commands[i].fn(argc - 1, argv + 1);
     if (argc > 1 && looks_like_command(argv[1])) {
         fprintf(stderr, "hp-report: unknown subcommand or missing file '%s' "
-                        "(subcommands: text, score, html)\n", argv[1]);
+                        "(subcommands: text, score, html, site)\n", argv[1]);
         return 2;
     }
     for (size_t i = 0; i < NCOMMANDS; i++)

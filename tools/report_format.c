@@ -8,6 +8,18 @@
 #include <math.h>
 #include <string.h>
 
+int hp_report_format_parse(const char *s, hp_report_format *out)
+{
+    static const char *const names[] = { [HP_FORMAT_TEXT] = "text", [HP_FORMAT_CSV] = "csv",
+                                         [HP_FORMAT_JSON] = "json" };
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (strcmp(s, names[i]) == 0) {
+            *out = (hp_report_format)i;
+            return 0;
+        }
+    return -1;
+}
+
 static int exported(const hp_table_column *c)
 {
     return !(c->flags & HP_COL_TEXT_ONLY);

@@ -13,12 +13,10 @@
 #include "report.h"
 #include "report_format.h"
 
-typedef enum output_format { FORMAT_TEXT, FORMAT_CSV, FORMAT_JSON } output_format;
-
 typedef struct text_args {
     const char *target; /* DIR or FILE, NULL = newest experiment */
     hp_report_options opts;
-    output_format format;
+    hp_report_format format;
 } text_args;
 
 static int bad_usage(const char *fmt, const char *arg)
@@ -68,11 +66,7 @@ static int apply_option(text_args *a, const char *name, const char *value)
         if (parse_percent(value, &a->opts.min_percent) != 0)
             return bad_usage("--threshold needs a percentage 0..100, not '%s'", value);
     } else if (strcmp(name, "--format") == 0) {
-        a->format = strcmp(value, "text") == 0  ? FORMAT_TEXT
-                    : strcmp(value, "csv") == 0 ? FORMAT_CSV
-                    : strcmp(value, "json") == 0 ? FORMAT_JSON
-                                                 : (output_format)-1;
-        if ((int)a->format < 0)
+        if (hp_report_format_parse(value, &a->format) < 0)
             return bad_usage("--format is text, csv or json, not '%s'", value);
     } else {
         return bad_usage("unknown option '%s' (try --help)", name);
@@ -114,7 +108,7 @@ static int parse_args(int argc, char **argv, text_args *a)
         if (rc != 0)
             return rc;
     }
-    if (a->format != FORMAT_TEXT)
+    if (a->format != HP_FORMAT_TEXT)
         a->opts.flat_rows = 0; /* scripts get every region */
     return 0;
 }
@@ -136,9 +130,9 @@ static int check_metric_data(const hp_cube_profile *cp, const char *path, const 
 static void write_report(const text_args *a, const char *path, const hp_profile *p,
                          const hp_table_list *tables)
 {
-    if (a->format == FORMAT_CSV) {
+    if (a->format == HP_FORMAT_CSV) {
         hp_report_write_csv(stdout, tables);
-    } else if (a->format == FORMAT_JSON) {
+    } else if (a->format == HP_FORMAT_JSON) {
         hp_report_write_json(stdout, path, a->opts.metric, tables);
     } else {
         char title[4200];
@@ -174,7 +168,7 @@ static int report(const text_args *a, const char *path, hp_cube_profile *profile
 
 int hp_report_text(int argc, char **argv)
 {
-    text_args a = { NULL, { 0 }, FORMAT_TEXT };
+    text_args a = { NULL, { 0 }, HP_FORMAT_TEXT };
     for (int i = 1; i < argc; i++)
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             printf("usage: hp-report [DIR|FILE.cubex] [--metric NAME] [--rank R] [--depth N] "

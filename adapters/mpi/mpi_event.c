@@ -18,6 +18,7 @@
 
 #include "adapters/mpi/mpi_adapter.h"
 #include "adapters/mpi/mpi_comms.h"
+#include "adapters/mpi/mpi_plugins.h"
 #include "measurement/config.h"
 #include "measurement/event.h"
 #include "measurement/location.h"
@@ -90,6 +91,8 @@ int hp_mpi_enter(hp_mpi_frame *f, unsigned fn)
         f->path_anchor = loc->current;
         leaf = loc->current = hp_sampling_call_path(loc);
     }
+    if (unlikely(hp__mpi_plugin_selected[fn])) /* HP_PLUGINS, before the timestamp */
+        hp__mpi_plugins_begin(f);
     hp_event_enter(loc, r, (uintptr_t)r);
     if (unlikely(f->path_anchor != NULL) && loc->metrics != NULL && loc->current != NULL &&
         loc->current != leaf) { /* entered with a node: the counters were read */
@@ -250,9 +253,11 @@ void hp_mpi_exit(hp_mpi_frame *f)
     if (loc == NULL)
         return;
     hp_location_enter_core(loc);
-    loc->in_mpi = false;
     if (likely(!hp_location_ignores_events(loc)))
         leave_mpi_region(loc, f, now);
+    if (unlikely(hp__mpi_plugin_selected[f->fn])) /* HP_PLUGINS, after the timestamp */
+        hp__mpi_plugins_end(f);
+    loc->in_mpi = false;
     hp_location_leave_core(loc);
 }
 

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "adapters/mpi/mpi_adapter.h"
+#include "adapters/mpi/mpi_plugins.h"
 #include "adapters/mpi/mpi_trace.h"
 #include "measurement/config.h"
 #include "measurement/experiment.h"
@@ -118,7 +119,8 @@ void hp_mpi_after_init(void)
     if (PMPI_Comm_dup(MPI_COMM_WORLD, &unify_comm) != MPI_SUCCESS)
         unify_comm = MPI_COMM_NULL;
     char dir[DIRECTORY_SIZE] = "";
-    if (world_rank == 0 && measuring && hp_experiment_create_directory(dir, sizeof(dir)) < 0)
+    if (world_rank == 0 && measuring && hp_cfg.enable_profiling &&
+        hp_experiment_create_directory(dir, sizeof(dir)) < 0)
         dir[0] = '\0';
     if (unify_comm != MPI_COMM_NULL)
         PMPI_Bcast(dir, sizeof(dir), MPI_CHAR, 0, unify_comm);
@@ -130,6 +132,7 @@ void hp_mpi_after_init(void)
     }
     if (measuring) {
         hp_runtime_set_mpi(world_rank, world_size);
+        hp__mpi_plugins_load(world_rank, world_size);
         hp_sampling_resume(hp__tls_location);
     }
 }
@@ -214,6 +217,7 @@ void hp_mpi_before_finalize(void)
     if (unify_comm == MPI_COMM_NULL)
         return;
     hp_signals_hold(); /* a signal now waits until the merged profile is written */
+    hp__mpi_plugins_finalize();
     int have = 0;
     hp_owned_profile acc;
     if (hp_runtime_mpi_active() && hp_runtime_stop()) {

@@ -16,7 +16,7 @@ dry() {
 HP_INSTRUMENT_PLUGIN=
 export HP_INSTRUMENT_INCLUDEDIR HP_INSTRUMENT_PLUGIN
 HOOKS="-g -finstrument-functions -finstrument-functions-exclude-file-list=/usr/include,/usr/lib/gcc"
-INC="-I/hp/include"
+INC="-I/hp/include -DHP_USER_ENABLE"
 LINK="-L/hp/lib -Wl,-rpath,/hp/lib -Wl,--push-state,--no-as-needed -lhpmeasure -Wl,--pop-state"
 MPILINK=$(echo "$LINK" | sed "s/-lhpmeasure /-lhpmeasure_mpi /")
 
@@ -129,7 +129,7 @@ int main(void) { say(MSG); return 0; }
 EOF
 hp-instrument --verbose gcc -c '-DMSG="it'\''s  a $HOME `b`"' quote.c -o quote.o 2>verbose.err
 check_eq "--verbose: the real command, one line on stderr" \
-    "gcc $HOOKS -c '-DMSG=\"it'\\''s  a \$HOME \`b\`\"' quote.c -o quote.o -I$HP_INSTRUMENT_INCLUDEDIR" \
+    "gcc $HOOKS -c '-DMSG=\"it'\\''s  a \$HOME \`b\`\"' quote.c -o quote.o -I$HP_INSTRUMENT_INCLUDEDIR -DHP_USER_ENABLE" \
     "$(cat verbose.err)"
 check "-c object references the enter hook" sh -c 'nm -u quote.o | grep -qw __cyg_profile_func_enter'
 check "link: program built and linked to libhpmeasure" sh -c \
@@ -149,7 +149,7 @@ if head -c 4 "$self" | grep -q ELF; then
     : >inst/lib/libhpmeasure.so
     prefix=$(cd inst && pwd -P)
     check_eq "relocated install: finds ../lib and ../include next to itself" \
-        "gcc $HOOKS -o app a.c -I$prefix/include -L$prefix/lib -Wl,-rpath,$prefix/lib -Wl,--push-state,--no-as-needed -lhpmeasure -Wl,--pop-state" \
+        "gcc $HOOKS -o app a.c -I$prefix/include -DHP_USER_ENABLE -L$prefix/lib -Wl,-rpath,$prefix/lib -Wl,--push-state,--no-as-needed -lhpmeasure -Wl,--pop-state" \
         "$(env -u HP_INSTRUMENT_LIBDIR -u HP_INSTRUMENT_INCLUDEDIR inst/bin/hp-instrument --dry-run gcc -o app a.c)"
 else
     ok "# SKIP hp-instrument on PATH is not the binary itself"

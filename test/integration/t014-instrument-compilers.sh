@@ -12,7 +12,7 @@ plan 27
 : "${HP_INSTRUMENT_INCLUDEDIR:=$HP_SRCDIR/include}"
 export HP_INSTRUMENT_INCLUDEDIR
 unset HP_INSTRUMENT_PLUGIN HP_WRAPPER HP_WRAPPER_ARGS
-INC="-I/hp/include"
+INC="-I/hp/include -DHP_USER_ENABLE"
 FALLBACK="-g -finstrument-functions -finstrument-functions-exclude-file-list=/usr/include,/usr/lib/gcc"
 NOTICE_TAIL="; instrumenting with -finstrument-functions, which also instruments inline functions and can slow C++ programs down many times (--no-plugin silences this)"
 # The GCC version the plug-in is built for, as configure found it.

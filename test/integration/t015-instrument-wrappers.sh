@@ -33,7 +33,7 @@ check_eq "hp-gcc --version is gcc --version" "$(gcc --version)" "$(hp-gcc --vers
 printf 'int main(void) { return 0; }\n' >p.c
 HP_WRAPPER_ARGS="  --verbose	--nocompiler " hp-gcc -c p.c -o p.o 2>verbose.err
 check_eq "HP_WRAPPER_ARGS=\"--verbose --nocompiler\": the command on stderr, no hooks" \
-    "gcc -g -c p.c -o p.o -I$HP_INSTRUMENT_INCLUDEDIR|no hooks" \
+    "gcc -g -c p.c -o p.o -I$HP_INSTRUMENT_INCLUDEDIR -DHP_USER_ENABLE|no hooks" \
     "$(cat verbose.err)|$(nm -u p.o | grep -q __cyg_profile || echo no hooks)"
 expect_fail "HP_WRAPPER_ARGS with an unknown option: exit 2 and the accepted ones" \
     "^hp-instrument: accepted in HP_WRAPPER_ARGS: --verbose --dry-run --nocompiler --no-plugin --instrument-filter=FILE --instrument-inline$" \

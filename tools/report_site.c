@@ -6,7 +6,9 @@
  * jobs, node-hours, rank-hours, MPI share and the MPI functions that took most of the
  * group's MPI time. The numbers are sums over the group's jobs; the MPI share is the
  * group's MPI time over its rank-time (ranks x wall time), so long and wide jobs weigh
- * more, as they do on the machine. Lines that are not records are counted and skipped
+ * more, as they do on the machine. Where records carry counter totals (HP_METRIC_PERF
+ * instructions or PAPI_TOT_INS), the group also gets its instruction rate per rank and
+ * the share of instructions spent inside MPI, over the jobs that counted them. Lines that are not records are counted and skipped
  * with one message per log, so a damaged line does not hide a month of jobs.
  */
 #include <errno.h>
@@ -21,6 +23,9 @@
 #include "report_format.h"
 
 enum { TOP_FUNCTIONS = 3, KEY_SIZE = 256 };
+
+/* Counter names (the Cube names in the record) that count retired instructions. */
+static const char *const instruction_counters[] = { "perf_instructions", "PAPI_TOT_INS" };
 
 typedef struct site_args {
     char **logs;
@@ -40,6 +45,9 @@ typedef struct group {
     char key[KEY_SIZE];
     uint64_t jobs;
     double node_seconds, rank_seconds, mpi_seconds;
+    uint64_t counted_jobs;       /* jobs whose record has an instruction counter */
+    double counted_rank_seconds; /* their ranks x wall time */
+    double instructions, mpi_instructions;
     function_total *functions;
     size_t nfunctions;
 } group;
@@ -158,6 +166,22 @@ static int add_function(group *g, const char *name, double seconds)
     return 0;
 }
 
+/* Adds the instruction totals of a record that has them (doc/site.md "counters"). */
+static void add_counters(group *g, json_t *rec, double rank_seconds)
+{
+    json_t *counters = json_object_get(rec, "counters");
+    for (size_t i = 0; i < sizeof(instruction_counters) / sizeof(*instruction_counters); i++) {
+        json_t *c = json_object_get(counters, instruction_counters[i]);
+        if (!json_is_number(json_object_get(c, "total")))
+            continue;
+        g->counted_jobs++;
+        g->counted_rank_seconds += rank_seconds;
+        g->instructions += json_number_value(json_object_get(c, "total"));
+        g->mpi_instructions += json_number_value(json_object_get(c, "mpi"));
+        return;
+    }
+}
+
 /* Adds one record; returns 0, 1 when it is not a valid record, -1 on no memory. */
 static int add_record(summary *s, const site_args *a, json_t *rec)
 {
@@ -180,6 +204,7 @@ static int add_record(summary *s, const site_args *a, json_t *rec)
     g->node_seconds += (nodes >= 1 ? nodes : 1) * wall;
     g->rank_seconds += ranks * wall;
     g->mpi_seconds += mpi_s;
+    add_counters(g, rec, ranks * wall);
     const char *name;
     json_t *f;
     json_object_foreach(mpi, name, f)
@@ -256,6 +281,11 @@ static hp_table *summary_table(summary *s, const site_args *a)
         hp_table_add_column(t, "rank_hours", "rank-h", HP_CELL_REAL, 12, "  ", 0) < 0 ||
         hp_table_add_column(t, "mpi_hours", "MPI-h", HP_CELL_REAL, 12, "  ", 0) < 0 ||
         hp_table_add_column(t, "mpi_percent", "MPI", HP_CELL_PERCENT, 7, "  ", 0) < 0 ||
+        hp_table_add_column(t, "instr_jobs", "ins-jobs", HP_CELL_UINT, 8, "  ", 0) < 0 ||
+        hp_table_add_column(t, "ginstr_per_rank_s", "Gins/rank-s", HP_CELL_RATIO, 11, "  ",
+                            0) < 0 ||
+        hp_table_add_column(t, "instr_mpi_percent", "ins MPI", HP_CELL_PERCENT, 7, "  ", 0) <
+            0 ||
         hp_table_add_column(t, "top_mpi", "top MPI functions (share of MPI time)",
                             HP_CELL_TEXT, 0, "  ", 0) < 0) {
         hp_table_free(t);
@@ -268,7 +298,7 @@ static hp_table *summary_table(summary *s, const site_args *a)
         top_functions(g, top, sizeof(top));
         hp_table_cell *c = hp_table_add_row(t);
         if (c == NULL || hp_table_cell_set_text(&c[0], g->period) < 0 ||
-            hp_table_cell_set_text(&c[1], g->key) < 0 || hp_table_cell_set_text(&c[7], top) < 0) {
+            hp_table_cell_set_text(&c[1], g->key) < 0 || hp_table_cell_set_text(&c[10], top) < 0) {
             hp_table_free(t);
             return NULL;
         }
@@ -277,6 +307,10 @@ static hp_table *summary_table(summary *s, const site_args *a)
         c[4].d = g->rank_seconds / 3600;
         c[5].d = g->mpi_seconds / 3600;
         c[6].d = g->rank_seconds > 0 ? 100 * g->mpi_seconds / g->rank_seconds : 0;
+        c[7].u = g->counted_jobs;
+        c[8].d = g->counted_rank_seconds > 0 ? g->instructions / g->counted_rank_seconds / 1e9
+                                             : 0;
+        c[9].d = g->instructions > 0 ? 100 * g->mpi_instructions / g->instructions : 0;
     }
     return t;
 }

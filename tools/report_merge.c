@@ -280,7 +280,7 @@ int hp_report_merge(int argc, char **argv)
         fprintf(stderr, "hp-report merge: %s\n", err);
         rc = EXIT_WORK_FAILED;
     } else {
-        printf("merged %zu profiles (%zu locations) into %s\n", inputs.n,
+        printf("merged %zu profile(s) (%zu locations) into %s\n", inputs.n,
                merged.profile.nlocations, out_path);
     }
     hp_owned_profile_release(&merged);

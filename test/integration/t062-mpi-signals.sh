@@ -8,7 +8,7 @@
 # program (signal finish) gives the tree shape to compare with.
 . "$HP_SRCDIR/test/integration/lib.sh"
 . "$PROGRAMS/mpi/mpi-lib.sh"
-plan 22
+plan 23
 
 check "build signal.c with hp-instrument mpicc" hp-instrument mpicc -O1 -o signal \
     "$MPIPROGS/signal.c"
@@ -81,4 +81,6 @@ check "one rank: rank 2's profile is valid" cubecheck one/profile-rank2.cubex
 check_eq "one rank: rank 2's profile has its 30 visits of work" "visits=30" \
     "$(work_visits one/profile-rank2.cubex)"
 check "one rank: stderr names rank 2" grep -q "rank 2 ended without MPI_Finalize" one.err
+check "one rank: merging the one profile gives a valid profile of rank 2" sh -c \
+    'hp-report merge one && hp-report one --rank 2 --format csv | grep -q "work"'
 finish

@@ -40,7 +40,7 @@ static void usage(FILE *out)
                  "       hp-report score [DIR|FILE.cubex] [--suggest-filter]\n"
                  "       hp-report html [DIR|FILE.cubex] -o report.html\n"
                  "       hp-report site LOG... --by user|app --period week|month "
-                 "[--format text|csv|json]\n"
+                 "[--format text|csv|json|html]\n"
                  "       hp-report merge [-o OUT.cubex] FILE.cubex...|DIR\n"
                  "DIR defaults to the newest hp-* experiment directory here.\n");
 }

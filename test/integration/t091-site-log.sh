@@ -8,7 +8,7 @@
 # test/tools/site_log_check.py computes from the JSON on its own.
 . "$HP_SRCDIR/test/integration/lib.sh"
 . "$PROGRAMS/mpi/mpi-lib.sh"
-plan 25
+plan 27
 
 SITE="$PY $HP_SRCDIR/test/tools/site_log_check.py"
 mpirun2() { timeout -k 10 "$HP_MPI_TIMEOUT" mpiexec -n 2 "$@"; }
@@ -121,6 +121,12 @@ check_eq "summaries by user|app and week|month match the independent computation
 check_eq "the 2 damaged lines are skipped and said" \
     "hp-report site: gen.jsonl: skipped 2 line(s) that are not job records (the first: line 12)" \
     "$(cat report.err)"
+hp-report site gen.jsonl --by app --period month --format html > site.html 2>/dev/null
+check_eq "html: one point per application and month that counted instructions" \
+    "$($PY -c 'import csv, sys
+print(sum(1 for r in csv.DictReader(open(sys.argv[1])) if int(r["instr_jobs"]) > 0))' \
+        expected-app-month.csv)" "$(grep -c '<circle' site.html)"
+check "html: names are escaped" grep -q 'a&quot;quoted\\app' site.html
 expect_fail "bad --by is refused, naming what is accepted" "--by is user or app, not 'group'" \
     hp-report site gen.jsonl --by group --period week
 finish

@@ -28,6 +28,7 @@
 
 #include "config.h"
 #include "runtime.h"
+#include "summary.h"
 
 #ifndef HP_VERSION
 #define HP_VERSION "0.0.0"
@@ -234,6 +235,39 @@ static void write_mpi(FILE *out, const hp_profile *p, const mpi_total *t)
     fputc('}', out);
 }
 
+/* Counter totals of the job (HP_METRIC_PERF/RUSAGE/PAPI: the profile's inclusive integer
+ * metrics), summed over ranks: all, inside outermost MPI calls, and the rest. They come
+ * from the unified profile, which already holds every rank's values, so no extra
+ * communication is needed; the integers add up exactly (mpi + app = total). Nothing is
+ * written when no counter was measured. Returns -1 when memory ran out. */
+static int write_counters(FILE *out, const hp_profile *p)
+{
+    bool *outer = NULL, first = true;
+    for (size_t m = 0; m < p->nmetrics; m++) {
+        const hp_profile_metric *mt = &p->metrics[m];
+        if (mt->kind != HP_METRIC_INCLUSIVE || mt->dtype != HP_DTYPE_UINT64)
+            continue;
+        if (outer == NULL && (outer = hp_profile_outermost_mpi(p)) == NULL)
+            return -1;
+        uint64_t total = 0, mpi = 0;
+        for (size_t proc = 0; proc < p->nprocesses; proc++) {
+            hp_mpi_split split;
+            hp_profile_split_mpi(p, mt, outer, proc, &split);
+            total += split.total_u;
+            mpi += split.mpi_u;
+        }
+        fputs(first ? ",\"counters\":{" : ",", out);
+        first = false;
+        json_string(out, mt->uniq_name);
+        fprintf(out, ":{\"total\":%llu,\"mpi\":%llu,\"app\":%llu}", (unsigned long long)total,
+                (unsigned long long)mpi, (unsigned long long)(total - mpi));
+    }
+    if (!first)
+        fputc('}', out);
+    free(outer);
+    return 0;
+}
+
 /* The record as one line, malloc'd into *buf; returns its length or 0 (no memory). */
 static size_t build_record(const hp_profile *p, char **buf)
 {
@@ -259,9 +293,10 @@ static size_t build_record(const hp_profile *p, char **buf)
             start_text, (long long)start, finite_or_zero(wall), finite_or_zero(mpi_seconds),
             wall > 0 ? finite_or_zero(mpi_seconds / (wall * (double)ranks)) : 0.0);
     write_mpi(out, p, totals);
+    int counters = write_counters(out, p);
     fprintf(out, ",\"hpmeasure\":\"%s\"}\n", HP_VERSION);
     free(totals);
-    if (fclose(out) != 0 || totals == NULL) {
+    if (fclose(out) != 0 || totals == NULL || counters != 0) {
         free(*buf);
         *buf = NULL;
         return 0;

@@ -1,9 +1,9 @@
 /*
  * hp-report: reads profiles (profile.cubex, ours or Score-P's) and answers questions
  * about them. main() only dispatches: the first argument names a subcommand from the
- * table below, one file each (report_text.c, report_score.c, report_html.c); without
- * one, the default subcommand (the text report) gets all arguments. This file also
- * holds what every subcommand needs first: finding the profile to read.
+ * table below, one file each (report_text.c, report_score.c, report_html.c,
+ * report_site.c, report_merge.c); without one, the default subcommand (the text report)
+ * gets all arguments. This file also holds what every subcommand needs first: finding the profile to read.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -28,6 +28,7 @@ static const struct command {
     { "score", hp_report_score, 0 },
     { "html", hp_report_html, 0 },
     { "site", hp_report_site, 0 },
+    { "merge", hp_report_merge, 0 },
 };
 
 enum { NCOMMANDS = sizeof(commands) / sizeof(commands[0]) };
@@ -39,7 +40,8 @@ static void usage(FILE *out)
                  "       hp-report score [DIR|FILE.cubex] [--suggest-filter]\n"
                  "       hp-report html [DIR|FILE.cubex] -o report.html\n"
                  "       hp-report site LOG... --by user|app --period week|month "
-                 "[--format text|csv|json]\n"
+                 "[--format text|csv|json|html]\n"
+                 "       hp-report merge [-o OUT.cubex] FILE.cubex...|DIR\n"
                  "DIR defaults to the newest hp-* experiment directory here.\n");
 }
 
@@ -68,7 +70,7 @@ int main(int argc, char **argv)
             return commands[i].fn(argc - 1, argv + 1);
     if (argc > 1 && looks_like_command(argv[1])) {
         fprintf(stderr, "hp-report: unknown subcommand or missing file '%s' "
-                        "(subcommands: text, score, html, site)\n", argv[1]);
+                        "(subcommands: text, score, html, site, merge)\n", argv[1]);
         return 2;
     }
     for (size_t i = 0; i < NCOMMANDS; i++)
@@ -136,8 +138,8 @@ static char *profile_in(const char *dir)
     if (d != NULL)
         closedir(d);
     if (found[0] != '\0')
-        fprintf(stderr, "%s: no profile.cubex (the run was aborted); read %s/%s instead\n",
-                dir, dir, found);
+        fprintf(stderr, "%s: no profile.cubex (the run was aborted); read %s/%s instead, "
+                        "or merge the ranks with hp-report merge %s\n", dir, dir, found, dir);
     else
         fprintf(stderr, "%s: no profile.cubex in this directory (not an experiment "
                         "directory?)\n", dir);

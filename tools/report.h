@@ -11,6 +11,7 @@ int hp_report_text(int argc, char **argv);  /* hp-report [DIR|FILE.cubex] [optio
 int hp_report_score(int argc, char **argv); /* hp-report score [--suggest-filter] ... */
 int hp_report_html(int argc, char **argv);  /* hp-report html [DIR] -o report.html */
 int hp_report_site(int argc, char **argv);  /* hp-report site LOG... --by --period */
+int hp_report_merge(int argc, char **argv); /* hp-report merge [-o OUT] FILE...|DIR */
 
 /* Finds the profile named by arg: a .cubex file, an experiment directory (its
  * profile.cubex), or NULL = the newest hp-* directory in the current directory.

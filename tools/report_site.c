@@ -6,8 +6,12 @@
  * jobs, node-hours, rank-hours, MPI share and the MPI functions that took most of the
  * group's MPI time. The numbers are sums over the group's jobs; the MPI share is the
  * group's MPI time over its rank-time (ranks x wall time), so long and wide jobs weigh
- * more, as they do on the machine. Lines that are not records are counted and skipped
- * with one message per log, so a damaged line does not hide a month of jobs.
+ * more, as they do on the machine. Where records carry counter totals (HP_METRIC_PERF
+ * instructions or PAPI_TOT_INS), the group also gets its instruction rate per rank and
+ * the share of instructions spent inside MPI, over the jobs that counted them
+ * (--format html plots the two, report_site_html.c). Lines that are not records are
+ * counted and skipped with one message per log, so a damaged line does not hide a month
+ * of jobs.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -19,8 +23,12 @@
 
 #include "report.h"
 #include "report_format.h"
+#include "report_site.h"
 
 enum { TOP_FUNCTIONS = 3, KEY_SIZE = 256 };
+
+/* Counter names (the Cube names in the record) that count retired instructions. */
+static const char *const instruction_counters[] = { "perf_instructions", "PAPI_TOT_INS" };
 
 typedef struct site_args {
     char **logs;
@@ -28,6 +36,7 @@ typedef struct site_args {
     const char *by;     /* "user" or "app" */
     const char *period; /* "week" or "month" */
     hp_report_format format;
+    bool html; /* --format html: report_site_html.c */
 } site_args;
 
 typedef struct function_total {
@@ -40,6 +49,9 @@ typedef struct group {
     char key[KEY_SIZE];
     uint64_t jobs;
     double node_seconds, rank_seconds, mpi_seconds;
+    uint64_t counted_jobs;       /* jobs whose record has an instruction counter */
+    double counted_rank_seconds; /* their ranks x wall time */
+    double instructions, mpi_instructions;
     function_total *functions;
     size_t nfunctions;
 } group;
@@ -53,7 +65,7 @@ typedef struct summary {
 static void usage(FILE *out)
 {
     fprintf(out, "usage: hp-report site LOG... --by user|app --period week|month "
-                 "[--format text|csv|json]\n"
+                 "[--format text|csv|json|html]\n"
                  "LOG: a site log file (HP_SITE_LOG), e.g. hp-site-2026-11-*.jsonl\n");
 }
 
@@ -71,8 +83,10 @@ static const char *apply_option(site_args *a, int option, const char *value)
                    ? NULL
                    : "--period is week or month";
     }
-    return hp_report_format_parse(value, &a->format) == 0 ? NULL
-                                                          : "--format is text, csv or json";
+    a->html = strcmp(value, "html") == 0;
+    return a->html || hp_report_format_parse(value, &a->format) == 0
+               ? NULL
+               : "--format is text, csv, json or html";
 }
 
 /* Returns 0, or the exit status 2 after a message. */
@@ -158,6 +172,22 @@ static int add_function(group *g, const char *name, double seconds)
     return 0;
 }
 
+/* Adds the instruction totals of a record that has them (doc/site.md "counters"). */
+static void add_counters(group *g, json_t *rec, double rank_seconds)
+{
+    json_t *counters = json_object_get(rec, "counters");
+    for (size_t i = 0; i < sizeof(instruction_counters) / sizeof(*instruction_counters); i++) {
+        json_t *c = json_object_get(counters, instruction_counters[i]);
+        if (!json_is_number(json_object_get(c, "total")))
+            continue;
+        g->counted_jobs++;
+        g->counted_rank_seconds += rank_seconds;
+        g->instructions += json_number_value(json_object_get(c, "total"));
+        g->mpi_instructions += json_number_value(json_object_get(c, "mpi"));
+        return;
+    }
+}
+
 /* Adds one record; returns 0, 1 when it is not a valid record, -1 on no memory. */
 static int add_record(summary *s, const site_args *a, json_t *rec)
 {
@@ -180,6 +210,7 @@ static int add_record(summary *s, const site_args *a, json_t *rec)
     g->node_seconds += (nodes >= 1 ? nodes : 1) * wall;
     g->rank_seconds += ranks * wall;
     g->mpi_seconds += mpi_s;
+    add_counters(g, rec, ranks * wall);
     const char *name;
     json_t *f;
     json_object_foreach(mpi, name, f)
@@ -256,6 +287,11 @@ static hp_table *summary_table(summary *s, const site_args *a)
         hp_table_add_column(t, "rank_hours", "rank-h", HP_CELL_REAL, 12, "  ", 0) < 0 ||
         hp_table_add_column(t, "mpi_hours", "MPI-h", HP_CELL_REAL, 12, "  ", 0) < 0 ||
         hp_table_add_column(t, "mpi_percent", "MPI", HP_CELL_PERCENT, 7, "  ", 0) < 0 ||
+        hp_table_add_column(t, "instr_jobs", "ins-jobs", HP_CELL_UINT, 8, "  ", 0) < 0 ||
+        hp_table_add_column(t, "ginstr_per_rank_s", "Gins/rank-s", HP_CELL_RATIO, 11, "  ",
+                            0) < 0 ||
+        hp_table_add_column(t, "instr_mpi_percent", "ins MPI", HP_CELL_PERCENT, 7, "  ", 0) <
+            0 ||
         hp_table_add_column(t, "top_mpi", "top MPI functions (share of MPI time)",
                             HP_CELL_TEXT, 0, "  ", 0) < 0) {
         hp_table_free(t);
@@ -267,16 +303,22 @@ static hp_table *summary_table(summary *s, const site_args *a)
         char top[512];
         top_functions(g, top, sizeof(top));
         hp_table_cell *c = hp_table_add_row(t);
-        if (c == NULL || hp_table_cell_set_text(&c[0], g->period) < 0 ||
-            hp_table_cell_set_text(&c[1], g->key) < 0 || hp_table_cell_set_text(&c[7], top) < 0) {
+        if (c == NULL || hp_table_cell_set_text(&c[HP_SITE_COL_PERIOD], g->period) < 0 ||
+            hp_table_cell_set_text(&c[HP_SITE_COL_KEY], g->key) < 0 ||
+            hp_table_cell_set_text(&c[HP_SITE_COL_TOP_MPI], top) < 0) {
             hp_table_free(t);
             return NULL;
         }
-        c[2].u = g->jobs;
-        c[3].d = g->node_seconds / 3600;
-        c[4].d = g->rank_seconds / 3600;
-        c[5].d = g->mpi_seconds / 3600;
-        c[6].d = g->rank_seconds > 0 ? 100 * g->mpi_seconds / g->rank_seconds : 0;
+        double rank_s = g->rank_seconds, counted_s = g->counted_rank_seconds;
+        c[HP_SITE_COL_JOBS].u = g->jobs;
+        c[HP_SITE_COL_NODE_HOURS].d = g->node_seconds / 3600;
+        c[HP_SITE_COL_RANK_HOURS].d = rank_s / 3600;
+        c[HP_SITE_COL_MPI_HOURS].d = g->mpi_seconds / 3600;
+        c[HP_SITE_COL_MPI_PERCENT].d = rank_s > 0 ? 100 * g->mpi_seconds / rank_s : 0;
+        c[HP_SITE_COL_INSTR_JOBS].u = g->counted_jobs;
+        c[HP_SITE_COL_GINSTR].d = counted_s > 0 ? g->instructions / counted_s / 1e9 : 0;
+        c[HP_SITE_COL_INSTR_MPI_PERCENT].d =
+            g->instructions > 0 ? 100 * g->mpi_instructions / g->instructions : 0;
     }
     return t;
 }
@@ -299,7 +341,9 @@ static int write_summary(summary *s, const site_args *a)
         fprintf(stderr, "hp-report site: out of memory\n");
         return 1;
     }
-    if (a->format == HP_FORMAT_CSV) {
+    if (a->html) {
+        hp__report_site_html(stdout, tables.tables[0], a->by);
+    } else if (a->format == HP_FORMAT_CSV) {
         hp_report_write_csv(stdout, &tables);
     } else if (a->format == HP_FORMAT_JSON) {
         hp_report_write_json(stdout, a->logs[0], "mpi_percent", &tables);
@@ -322,7 +366,7 @@ int hp_report_site(int argc, char **argv)
             usage(stdout);
             return 0;
         }
-    site_args a = { NULL, 0, NULL, NULL, HP_FORMAT_TEXT };
+    site_args a = { NULL, 0, NULL, NULL, HP_FORMAT_TEXT, false };
     summary s = { NULL, 0, 0, json_object() };
     int rc = s.index == NULL ? -1 : parse_args(argc, argv, &a);
     for (int i = 0; rc == 0 && i < a.nlogs; i++)

@@ -8,7 +8,7 @@
 # test/tools/site_log_check.py computes from the JSON on its own.
 . "$HP_SRCDIR/test/integration/lib.sh"
 . "$PROGRAMS/mpi/mpi-lib.sh"
-plan 22
+plan 27
 
 SITE="$PY $HP_SRCDIR/test/tools/site_log_check.py"
 mpirun2() { timeout -k 10 "$HP_MPI_TIMEOUT" mpiexec -n 2 "$@"; }
@@ -47,6 +47,24 @@ mkdir logdir
 HP_ENABLE_PROFILING=false HP_SITE_LOG="$WORK/logdir" check "a directory as HP_SITE_LOG" mpirun2 ./site
 check_eq "one file per day in it, named by the UTC day" "hp-site-$(date -u +%Y-%m-%d).jsonl 1" \
     "$(cd logdir && for f in *; do echo "$f $(wc -l < "$f")"; done)"
+
+# ---- counter totals (doc/counters.md; software events work without a hardware PMU) ----
+HP_METRIC_PERF=task-clock,page-faults HP_SITE_LOG="$WORK/counters.jsonl" \
+    HP_EXPERIMENT_DIRECTORY=cexp check "a job with HP_METRIC_PERF" mpirun2 ./site
+# counter_sums: "name total mpi app" per counter, summed over the ranks of summary.txt
+counter_sums() {
+    awk '/^Counters per rank/ { on = 1; next } on && /^$/ && n { exit }
+         on && $1 ~ /^[0-9]+$/ { n++; t[$2] += $3; m[$2] += $4; a[$2] += $5 }
+         END { for (c in t) printf "%s %d %d %d\n", c, t[c], m[c], a[c] }' "$1" | LC_ALL=C sort
+}
+check_eq "counters: totals in and outside MPI of both ranks, as summary.txt has them" \
+    "$(counter_sums cexp/summary.txt | sed 's/^page-faults/perf_page_faults/; s/^task-clock/perf_task_clock/')" \
+    "$($PY -c 'import json, sys
+r = json.loads(open(sys.argv[1]).read())
+for n, c in sorted(r["counters"].items()):
+    assert c["mpi"] + c["app"] == c["total"] and c["total"] > 0, (n, c)
+    print(n, c["total"], c["mpi"], c["app"])' counters.jsonl)"
+check_eq "no counters, no counters key" "None" "$($SITE record full.jsonl counters)"
 
 # ---- refused logs never fail the job ---------------------------------------------------
 : > target.jsonl
@@ -103,6 +121,12 @@ check_eq "summaries by user|app and week|month match the independent computation
 check_eq "the 2 damaged lines are skipped and said" \
     "hp-report site: gen.jsonl: skipped 2 line(s) that are not job records (the first: line 12)" \
     "$(cat report.err)"
+hp-report site gen.jsonl --by app --period month --format html > site.html 2>/dev/null
+check_eq "html: one point per application and month that counted instructions" \
+    "$($PY -c 'import csv, sys
+print(sum(1 for r in csv.DictReader(open(sys.argv[1])) if int(r["instr_jobs"]) > 0))' \
+        expected-app-month.csv)" "$(grep -c '<circle' site.html)"
+check "html: names are escaped" grep -q 'a&quot;quoted\\app' site.html
 expect_fail "bad --by is refused, naming what is accepted" "--by is user or app, not 'group'" \
     hp-report site gen.jsonl --by group --period week
 finish

@@ -44,6 +44,7 @@ def cmd_jobs(path):
 
 def cmd_generate(path, n, seed):
     rnd = random.Random(int(seed))
+    crnd = random.Random(int(seed) + 1)  # counters: the other fields stay as they were
     users = ["alice", "bob", "chen", "dana", "émile"]
     apps = ["lulesh", "cp2k", "wrf", "a\"quoted\\app"]
     funcs = ["MPI_Allreduce", "MPI_Send", "MPI_Recv", "MPI_Barrier", "MPI_Wait"]
@@ -59,6 +60,11 @@ def cmd_generate(path, n, seed):
                    "threads": 1, "start_epoch": t0 + rnd.randrange(0, 120 * 86400),
                    "wall_s": wall, "mpi_s": sum(m["time_s"] for m in mpi.values()),
                    "mpi": mpi, "hpmeasure": "0.1.0"}
+            kind = crnd.choice([None, "perf_instructions", "PAPI_TOT_INS", "perf_task_clock"])
+            if kind is not None:
+                total = crnd.randrange(0, 10**15)
+                inside = crnd.randrange(0, total + 1)
+                rec["counters"] = {kind: {"total": total, "mpi": inside, "app": total - inside}}
             rec["start"] = datetime.datetime.fromtimestamp(rec["start_epoch"], datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
             f.write(json.dumps(rec, ensure_ascii=(i % 2 == 0)) + "\n")
             if i == 10:
@@ -90,21 +96,32 @@ def cmd_summary(path, by, period):
             p = "%04d-W%02d" % (y, w)
         else:
             p = "%04d-%02d" % (d.year, d.month)
-        g = groups.setdefault((p, r[by]), {"jobs": 0, "node": 0.0, "rank": 0.0, "mpi": 0.0, "f": {}})
+        g = groups.setdefault((p, r[by]), {"jobs": 0, "node": 0.0, "rank": 0.0, "mpi": 0.0, "f": {},
+                                           "ijobs": 0, "irank": 0.0, "ins": 0.0, "imp": 0.0})
         g["jobs"] += 1
         g["node"] += r["nodes"] * r["wall_s"]
         g["rank"] += r["ranks"] * r["wall_s"]
         g["mpi"] += r["mpi_s"]
+        ins = [r.get("counters", {}).get(n) for n in ("perf_instructions", "PAPI_TOT_INS")]
+        ins = [c for c in ins if c is not None]
+        if ins:
+            g["ijobs"] += 1
+            g["irank"] += r["ranks"] * r["wall_s"]
+            g["ins"] += ins[0]["total"]
+            g["imp"] += ins[0]["mpi"]
         for fn, m in r["mpi"].items():
             g["f"][fn] = g["f"].get(fn, 0.0) + m["time_s"]
     w = csv.writer(sys.stdout, lineterminator="\n")
-    w.writerow(["period", by, "jobs", "node_hours", "rank_hours", "mpi_hours", "mpi_percent", "top_mpi"])
+    w.writerow(["period", by, "jobs", "node_hours", "rank_hours", "mpi_hours", "mpi_percent",
+                "instr_jobs", "ginstr_per_rank_s", "instr_mpi_percent", "top_mpi"])
     for (p, k) in sorted(groups, key=lambda pk: (pk[0].encode(), pk[1].encode())):
         g = groups[(p, k)]
         top = sorted(g["f"].items(), key=lambda kv: (-kv[1], kv[0].encode()))[:3]
         text = ", ".join("%s %.1f%%" % (fn, 100 * t / g["mpi"] if g["mpi"] > 0 else 0) for fn, t in top)
         w.writerow([p, k, g["jobs"], g["node"] / 3600, g["rank"] / 3600, g["mpi"] / 3600,
-                    100 * g["mpi"] / g["rank"] if g["rank"] > 0 else 0, text])
+                    100 * g["mpi"] / g["rank"] if g["rank"] > 0 else 0, g["ijobs"],
+                    g["ins"] / g["irank"] / 1e9 if g["irank"] > 0 else 0,
+                    100 * g["imp"] / g["ins"] if g["ins"] > 0 else 0, text])
 
 
 def cmd_compare(expected, actual):

@@ -1,8 +1,10 @@
 /* MPI ranks cut short by a signal, with known visit counts: rank r calls work() 10*(r+1)
  * times, then all ranks meet in a barrier, write their pid to ./pid.<rank> and wait for
- * the test's signal (pause() for ever). Usage: signal */
+ * the test's signal (pause() for ever). Usage: signal [finish]; with "finish" it ends
+ * with MPI_Finalize after the barrier instead: a clean run of the same program. */
 #include <mpi.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 static volatile long sink;
@@ -17,6 +19,10 @@ int main(int argc, char **argv)
     for (int i = 0; i < 10 * (rank + 1); i++)
         work();
     MPI_Barrier(MPI_COMM_WORLD);
+    if (argc > 1 && strcmp(argv[1], "finish") == 0) {
+        MPI_Finalize();
+        return 0;
+    }
     char name[32];
     snprintf(name, sizeof(name), "pid.%d", rank);
     FILE *f = fopen(name, "w");

@@ -28,6 +28,7 @@
  * defines its region (omp_regions.c, cold).
  */
 #include <dlfcn.h>
+#include <errno.h>
 #include <stdbool.h>
 
 #include "adapters/openmp/internal.h"
@@ -44,11 +45,36 @@ typedef struct fork_record {
     hp_cct_node *path;     /* its current node then; NULL when it had none (budget) */
 } fork_record;
 
+/* name in libgomp when the program was linked without it: its only references to
+ * libgomp were calls that we define, so a link with --as-needed (Debian's default)
+ * dropped the library, and the program would run its parallel regions with one thread. */
+static HP_COLD void *from_libgomp(const char *name)
+{
+    static void *handle;
+    void *h = __atomic_load_n(&handle, __ATOMIC_ACQUIRE);
+    if (h == NULL) {
+        int saved = errno;
+        hp_location *loc = hp__tls_location;
+        if (loc != NULL) /* dlopen mallocs and runs libgomp's constructor */
+            atomic_fetch_or(&loc->busy, HP_BUSY_INSIDE);
+        h = dlopen("libgomp.so.1", RTLD_NOW | RTLD_GLOBAL);
+        if (loc != NULL)
+            atomic_fetch_and(&loc->busy, ~(unsigned)HP_BUSY_INSIDE);
+        errno = saved;
+        if (h == NULL)
+            return NULL;
+        __atomic_store_n(&handle, h, __ATOMIC_RELEASE);
+    }
+    return dlsym(h, name);
+}
+
 void *hp__omp_next(void **cache, const char *name)
 {
     void *f = __atomic_load_n(cache, __ATOMIC_RELAXED);
     if (f == NULL) {
         f = dlsym(RTLD_NEXT, name);
+        if (f == NULL)
+            f = from_libgomp(name);
         __atomic_store_n(cache, f, __ATOMIC_RELAXED);
     }
     return f;

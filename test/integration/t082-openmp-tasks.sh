@@ -8,11 +8,12 @@
 # the implicit barrier of the dynamic loop and of the parallel region, and in single's
 # end barrier (a plain GOMP_barrier call, "!$omp barrier"). The tasks' data
 # reach them intact (the program's result), also when the compiler's copy function
-# copies them (tasks_copy.cc), and the trace stays valid.
+# copies them (tasks_copy.cc), and the trace stays valid. A program whose link leaves
+# libgomp out (pragmas_only.c) still runs its team of 2 threads.
 . "$HP_SRCDIR/test/integration/lib.sh"
 # Exact visits of short, hot functions: the overhead budget would switch them off.
 export HP_OVERHEAD_BUDGET=0
-plan 24
+plan 27
 OTF2CHECK="$PY $HP_SRCDIR/test/tools/otf2check.py"
 
 check "build tasks.c with hp-instrument gcc -fopenmp" \
@@ -85,4 +86,10 @@ check_eq "copy functions: the program's result (every copy made once)" 67 "$(cat
 check_eq "copy functions: every task measured once" \
     "!\$omp task @tasks_copy.cc:30 5;!\$omp task @tasks_copy.cc:30/work 5;!\$omp task @tasks_copy.cc:34 1;!\$omp task @tasks_copy.cc:34/work 1;!\$omp task @tasks_copy.cc:36 1;!\$omp task @tasks_copy.cc:36/work 1;" \
     "$(sums copy/profile.cubex | tr ';' '\n' | grep 'task @' | tr '\n' ';')"
+
+check "build pragmas_only.c with hp-instrument gcc -fopenmp" \
+    hp-instrument gcc -fopenmp -O1 -o pragmas_only "$PROGRAMS/openmp/pragmas_only.c"
+HP_EXPERIMENT_DIRECTORY=pragmas check "run pragmas_only" ./pragmas_only
+check_eq "without libgomp in the link: the result and a team of 2 threads" "2 1 1 " \
+    "$(cat "$WORK/last.out") $(path_visits pragmas/profile.cubex 'pragmas_only/main/!$omp parallel @pragmas_only.c:19')"
 finish

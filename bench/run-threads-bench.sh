@@ -8,6 +8,8 @@
 #            hp-instrument --no-plugin (-finstrument-functions), all filtered and all off
 #   threads  bench-threads.c (start and join N threads one after another, each calling
 #            one instrumented function) plain, HP_THREAD_LOCATIONS=reuse and =each
+#   openmp   bench-omp.c (20000 parallel regions of 2 threads one after another, each
+#            thread calling one instrumented function) plain and with hp-instrument
 # Each variant runs REPS times, interleaved; the minimum counts. Prints a table, then
 # one `bench: name=value` line per figure.
 #
@@ -31,6 +33,7 @@ BUILDDIR=$(cd "$1" 2>/dev/null && pwd) || die "no build directory '$1'"
 N=${2:-2000000}
 T=${3:-400}
 REPS=${4:-5}
+R=20000 # parallel regions per OpenMP run
 for v in "$N" "$T" "$REPS"; do is_count "$v" || { echo "bench: not a count: $v" >&2; exit 2; }; done
 CC=${CC:-cc}
 SRCDIR=$(dirname "$BENCHDIR")
@@ -50,6 +53,8 @@ build "$INSTRUMENT" "$CC" -O2 -o calls-core "$BENCHDIR/bench-calls.c"
 build "$INSTRUMENT" --no-plugin "$CC" -O2 -o calls-cyg "$BENCHDIR/bench-calls.c"
 build "$CC" -O2 -g -pthread -o threads-plain "$BENCHDIR/bench-threads.c"
 build "$INSTRUMENT" "$CC" -O2 -pthread -o threads-core "$BENCHDIR/bench-threads.c"
+build "$CC" -O2 -g -fopenmp -o omp-plain "$BENCHDIR/bench-omp.c"
+build "$INSTRUMENT" "$CC" -O2 -fopenmp -o omp-core "$BENCHDIR/bench-omp.c"
 printf 'SCOREP_REGION_NAMES_BEGIN\n  EXCLUDE leaf mid\nSCOREP_REGION_NAMES_END\n' >filter-all.txt
 
 # run VARIANT: runs it once and prints the loop time in ns; stops the script on failure.
@@ -67,6 +72,8 @@ run() {
         tplain) out=$(./threads-plain "$T") ;;
         treuse) out=$(env "$e" ./threads-core "$T") ;;
         teach) out=$(env "$e" HP_THREAD_LOCATIONS=each ./threads-core "$T") ;;
+        oplain) out=$(./omp-plain "$R") ;;
+        ocore) out=$(env "$e" ./omp-core "$R") ;;
     esac || die "$1 run failed (exit status $?)"
     rm -rf "$WORK/exp-$1"
     ns=${out#ns=}
@@ -76,7 +83,7 @@ run() {
 }
 
 VARIANTS="plain unfiltered allfiltered excluded alloff selected cygfiltered cygoff"
-VARIANTS="$VARIANTS tplain treuse teach"
+VARIANTS="$VARIANTS tplain treuse teach oplain ocore"
 for v in $VARIANTS; do eval "min_$v=''"; done
 r=0
 while [ $r -lt "$REPS" ]; do
@@ -109,6 +116,10 @@ printf '%-48s %8s\n' "threads ($T started and joined, us per thread)" ""
 printf '  %-46s %8s\n' "plain" "$(per "$min_tplain" 0 $((T * 1000)))" \
     "HP_THREAD_LOCATIONS=reuse" "$(per "$min_treuse" 0 $((T * 1000)))" \
     "HP_THREAD_LOCATIONS=each" "$(per "$min_teach" 0 $((T * 1000)))"
+op=$(per "$min_oplain" 0 "$R")
+oc=$(per "$min_ocore" 0 "$R")
+printf '%-48s %8s\n' "openmp ($R parallel regions of 2 threads, ns each)" ""
+printf '  %-46s %8s\n' "plain" "$op" "hp-instrument" "$oc"
 echo "bench: unfiltered_ns_per_call=$unf"
 echo "bench: allfiltered_ns_per_call=$allf"
 echo "bench: excluded_ns_per_call=$excl"
@@ -123,3 +134,6 @@ echo "bench: thread_reuse_ns=$tr"
 echo "bench: thread_each_ns=$te"
 echo "bench: thread_reuse_over_plain=$(ratio "$tr" "$tp")"
 echo "bench: thread_each_over_plain=$(ratio "$te" "$tp")"
+echo "bench: omp_region_plain_ns=$op"
+echo "bench: omp_region_ns=$oc"
+echo "bench: omp_region_over_plain=$(ratio "$oc" "$op")"

@@ -6,17 +6,23 @@
 #ifndef HP_ADAPTERS_OPENMP_INTERNAL_H
 #define HP_ADAPTERS_OPENMP_INTERNAL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "measurement/cct.h"
 #include "measurement/location.h"
 #include "measurement/region.h"
+#include "util/compiler.h"
 
 typedef enum hp_omp_kind {
     HP_OMP_PARALLEL,
     HP_OMP_BARRIER,
     HP_OMP_CRITICAL,
     HP_OMP_CRITICAL_SBLOCK,
+    HP_OMP_IMPLICIT_BARRIER,
+    HP_OMP_TASK,
+    HP_OMP_TASKWAIT,
+    HP_OMP_TASKGROUP,
     HP_OMP_KINDS
 } hp_omp_kind;
 
@@ -29,5 +35,37 @@ hp_region *hp__omp_region(hp_location *loc, hp_omp_kind kind, uintptr_t addr);
 /* The shadow-stack address of frames of `kind`: a tag that no function has, so that
  * the compiler adapter's exits never close them by mistake. */
 uintptr_t hp__omp_frame_addr(hp_omp_kind kind);
+
+/* The calling thread's location when it measures events, else NULL. */
+static inline hp_location *hp__omp_location(void)
+{
+    hp_location *loc = hp_location_get();
+    if (unlikely(loc == NULL || hp_location_ignores_events(loc)))
+        return NULL;
+    return loc;
+}
+
+/* The next definition of name (libgomp's), looked up once and kept in *cache; NULL when
+ * there is none. */
+void *hp__omp_next(void **cache, const char *name);
+
+/* Declares `real`, the next definition of the function name of type `type`. */
+#define HP_OMP_NEXT(type, name)                                                            \
+    static void *name##_next;                                                            \
+    type real = (type)hp__omp_next(&name##_next, #name)
+
+/* Enters the region of construct `kind` at `addr`; false when it is not measured. */
+bool hp__omp_enter(hp_location *loc, hp_omp_kind kind, uintptr_t addr);
+
+/* Leaves the innermost frame of `kind`, if the calling thread measures. */
+void hp__omp_leave(hp_omp_kind kind);
+
+/* Closes every frame above `depth` (frames the code inside left open too) and forgets
+ * enters dropped above `dropped` for want of budget. */
+void hp__omp_leave_to(hp_location *loc, uint64_t depth, uint64_t dropped);
+
+/* A call site is the return address minus one: the call instruction, on the pragma's
+ * line (the return address itself may already be the next line's code). */
+#define HP_OMP_CALL_SITE() ((uintptr_t)__builtin_return_address(0) - 1)
 
 #endif

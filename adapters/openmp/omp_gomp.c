@@ -10,7 +10,9 @@
  * call path as frames without visits (so the worker's work appears under the call path
  * that started it, and the path's inclusive time in the worker is its time in the
  * region), then the region "!$omp parallel @file:line" with a visit, runs the outlined
- * function, and leaves them all. The forking thread itself, which runs the outlined
+ * function, waits for the team in "!$omp implicit barrier @file:line" (a barrier of
+ * ours, so that the wait and the tasks run in it are measured inside the region), and
+ * leaves them all. The forking thread itself, which runs the outlined
  * function as thread 0 of the team, already is on that path: it only enters the
  * region. The record outlives every use, because libgomp returns from GOMP_parallel
  * only after every team thread finished the outlined function.
@@ -18,13 +20,15 @@
  * Barriers and critical sections are regions entered and left around the real calls:
  * "!$omp barrier" is the time in GOMP_barrier; "!$omp critical" lasts from asking for
  * the lock to releasing it, and "!$omp critical sblock" inside it is the protected
- * code, as in Score-P.
+ * code, as in Score-P. The end barriers of worksharing loops and sections (in
+ * GOMP_loop_end, GOMP_sections_end) are "!$omp implicit barrier". Tasks: omp_tasks.c.
  *
  * Per event this does what the compiler adapter does: no locks, no allocation, no
  * system calls but the clock; the first sight of an outlined function or call site
  * defines its region (omp_regions.c, cold).
  */
 #include <dlfcn.h>
+#include <errno.h>
 #include <stdbool.h>
 
 #include "adapters/openmp/internal.h"
@@ -41,28 +45,39 @@ typedef struct fork_record {
     hp_cct_node *path;     /* its current node then; NULL when it had none (budget) */
 } fork_record;
 
-/* The next definition of name (libgomp's), or NULL. */
-static void *next_of(void **cache, const char *name)
+/* name in libgomp when the program was linked without it: its only references to
+ * libgomp were calls that we define, so a link with --as-needed (Debian's default)
+ * dropped the library, and the program would run its parallel regions with one thread. */
+static HP_COLD void *from_libgomp(const char *name)
+{
+    static void *handle;
+    void *h = __atomic_load_n(&handle, __ATOMIC_ACQUIRE);
+    if (h == NULL) {
+        int saved = errno;
+        hp_location *loc = hp__tls_location;
+        if (loc != NULL) /* dlopen mallocs and runs libgomp's constructor */
+            atomic_fetch_or(&loc->busy, HP_BUSY_INSIDE);
+        h = dlopen("libgomp.so.1", RTLD_NOW | RTLD_GLOBAL);
+        if (loc != NULL)
+            atomic_fetch_and(&loc->busy, ~(unsigned)HP_BUSY_INSIDE);
+        errno = saved;
+        if (h == NULL)
+            return NULL;
+        __atomic_store_n(&handle, h, __ATOMIC_RELEASE);
+    }
+    return dlsym(h, name);
+}
+
+void *hp__omp_next(void **cache, const char *name)
 {
     void *f = __atomic_load_n(cache, __ATOMIC_RELAXED);
     if (f == NULL) {
         f = dlsym(RTLD_NEXT, name);
+        if (f == NULL)
+            f = from_libgomp(name);
         __atomic_store_n(cache, f, __ATOMIC_RELAXED);
     }
     return f;
-}
-
-#define NEXT(type, name)                                                                   \
-    static void *name##_next;                                                            \
-    type real = (type)next_of(&name##_next, #name)
-
-/* The calling thread's location when it measures events, else NULL. */
-static inline hp_location *measuring_location(void)
-{
-    hp_location *loc = hp_location_get();
-    if (unlikely(loc == NULL || hp_location_ignores_events(loc)))
-        return NULL;
-    return loc;
 }
 
 /* Pushes a frame of r; a frame without a visit stands for a call path entered on
@@ -93,9 +108,7 @@ static void enter_path(hp_location *loc, const hp_cct_node *node)
         enter_frame(loc, chunk[--n], hp__omp_frame_addr(HP_OMP_PARALLEL), false);
 }
 
-/* Closes every frame above `depth` (the outlined function's unclosed frames too) and
- * forgets enters dropped above `dropped` for want of budget. */
-static void leave_to(hp_location *loc, uint64_t depth, uint64_t dropped)
+void hp__omp_leave_to(hp_location *loc, uint64_t depth, uint64_t dropped)
 {
     uint64_t now = hp_timer_now();
     while (loc->depth > depth)
@@ -106,13 +119,31 @@ static void leave_to(hp_location *loc, uint64_t depth, uint64_t dropped)
         loc->dropped_depth = dropped;
 }
 
+typedef void (*void_fn)(void);
+
+/* The barrier at the end of a parallel region, made explicit so that it can be measured:
+ * libgomp's own, after the outlined function returned, finds the team already there.
+ * Every thread of the team calls it, whether it measures or not, so none waits alone.
+ * Tasks still pending run in it, and so appear inside the region. */
+static void implicit_barrier(hp_location *loc, uintptr_t fn)
+{
+    HP_OMP_NEXT(void_fn, GOMP_barrier);
+    bool measured = loc != NULL && !hp_location_ignores_events(loc) &&
+                    hp__omp_enter(loc, HP_OMP_IMPLICIT_BARRIER, fn);
+    if (likely(real != NULL))
+        real();
+    if (measured)
+        hp__omp_leave(HP_OMP_IMPLICIT_BARRIER);
+}
+
 /* What libgomp runs in every team thread in place of the outlined function. */
 static void team_thread(void *arg)
 {
     const fork_record *rec = arg;
-    hp_location *loc = measuring_location();
+    hp_location *loc = hp__omp_location();
     if (loc == NULL) {
         rec->fn(rec->data);
+        implicit_barrier(NULL, 0);
         return;
     }
     uint64_t depth = loc->depth, dropped = loc->dropped_depth;
@@ -122,10 +153,11 @@ static void team_thread(void *arg)
     hp_event_enter(loc, rec->region, hp__omp_frame_addr(HP_OMP_PARALLEL));
     hp_location_leave_core(loc);
     rec->fn(rec->data);
+    implicit_barrier(loc, (uintptr_t)rec->fn);
     if (hp_location_ignores_events(loc))
         return; /* measurement ended meanwhile: finalize closed the frames */
     hp_location_enter_core(loc);
-    leave_to(loc, depth, dropped);
+    hp__omp_leave_to(loc, depth, dropped);
     hp_location_leave_core(loc);
 }
 
@@ -133,7 +165,7 @@ static void team_thread(void *arg)
  * measured: the caller then forks the outlined function itself. */
 static bool fork_begin(fork_record *rec, outlined_fn fn, void *data)
 {
-    hp_location *loc = measuring_location();
+    hp_location *loc = hp__omp_location();
     if (loc == NULL)
         return false;
     hp_region *r = hp__omp_region(loc, HP_OMP_PARALLEL, (uintptr_t)fn);
@@ -157,7 +189,7 @@ typedef void (*loop_runtime_fn)(outlined_fn, void *, unsigned, long, long, long,
 
 void GOMP_parallel(outlined_fn fn, void *data, unsigned num_threads, unsigned flags)
 {
-    NEXT(parallel_fn, GOMP_parallel);
+    HP_OMP_NEXT(parallel_fn, GOMP_parallel);
     fork_record rec;
     if (unlikely(real == NULL))
         fn(data); /* no libgomp behind us: a team of one is still correct */
@@ -170,7 +202,7 @@ void GOMP_parallel(outlined_fn fn, void *data, unsigned num_threads, unsigned fl
 void GOMP_parallel_sections(outlined_fn fn, void *data, unsigned num_threads, unsigned count,
                             unsigned flags)
 {
-    NEXT(sections_fn, GOMP_parallel_sections);
+    HP_OMP_NEXT(sections_fn, GOMP_parallel_sections);
     fork_record rec;
     if (unlikely(real == NULL))
         fn(data);
@@ -187,7 +219,7 @@ void GOMP_parallel_sections(outlined_fn fn, void *data, unsigned num_threads, un
     void name(outlined_fn fn, void *data, unsigned num_threads, long start, long end,       \
               long incr, long chunk, unsigned flags)                                       \
     {                                                                                      \
-        NEXT(loop_fn, name);                                                               \
+        HP_OMP_NEXT(loop_fn, name);                                                               \
         fork_record rec;                                                                   \
         if (unlikely(real == NULL))                                                        \
             fn(data); /* unreachable in practice: the loop needs libgomp's schedule */     \
@@ -203,7 +235,7 @@ void GOMP_parallel_sections(outlined_fn fn, void *data, unsigned num_threads, un
     void name(outlined_fn fn, void *data, unsigned num_threads, long start, long end,       \
               long incr, unsigned flags)                                                   \
     {                                                                                      \
-        NEXT(loop_runtime_fn, name);                                                       \
+        HP_OMP_NEXT(loop_runtime_fn, name);                                                       \
         fork_record rec;                                                                   \
         if (unlikely(real == NULL))                                                        \
             fn(data);                                                                      \
@@ -224,12 +256,11 @@ PARALLEL_LOOP_RUNTIME(GOMP_parallel_loop_maybe_nonmonotonic_runtime)
 
 /* ---- synchronization -------------------------------------------------------------- */
 
-/* Enters the region of construct `kind` called from `site`; false when not measured. */
-static inline bool sync_enter(hp_location *loc, hp_omp_kind kind, uintptr_t site)
+bool hp__omp_enter(hp_location *loc, hp_omp_kind kind, uintptr_t addr)
 {
     if (loc == NULL)
         return false;
-    hp_region *r = hp__omp_region(loc, kind, site);
+    hp_region *r = hp__omp_region(loc, kind, addr);
     if (unlikely(r == NULL))
         return false;
     hp_location_enter_core(loc);
@@ -238,7 +269,7 @@ static inline bool sync_enter(hp_location *loc, hp_omp_kind kind, uintptr_t site
     return true;
 }
 
-static inline void sync_leave(hp_omp_kind kind)
+void hp__omp_leave(hp_omp_kind kind)
 {
     hp_location *loc = hp__tls_location;
     if (unlikely(loc == NULL || hp_location_ignores_events(loc)))
@@ -248,7 +279,7 @@ static inline void sync_leave(hp_omp_kind kind)
     hp_location_leave_core(loc);
 }
 
-typedef void (*void_fn)(void);
+
 typedef void (*name_fn)(void **);
 
 HP_API void GOMP_barrier(void);
@@ -257,18 +288,41 @@ HP_API void GOMP_critical_end(void);
 HP_API void GOMP_critical_name_start(void **pptr);
 HP_API void GOMP_critical_name_end(void **pptr);
 
-/* A call site is the return address minus one: the call instruction, on the pragma's
- * line (the return address itself may already be the next line's code). */
-#define CALL_SITE() ((uintptr_t)__builtin_return_address(0) - 1)
-
 void GOMP_barrier(void)
 {
-    NEXT(void_fn, GOMP_barrier);
-    bool measured = sync_enter(measuring_location(), HP_OMP_BARRIER, CALL_SITE());
+    HP_OMP_NEXT(void_fn, GOMP_barrier);
+    bool measured = hp__omp_enter(hp__omp_location(), HP_OMP_BARRIER, HP_OMP_CALL_SITE());
     if (likely(real != NULL))
         real();
     if (measured)
-        sync_leave(HP_OMP_BARRIER);
+        hp__omp_leave(HP_OMP_BARRIER);
+}
+
+/* The barrier at the end of a worksharing loop or sections construct without nowait,
+ * which libgomp waits for inside GOMP_loop_end and GOMP_sections_end. (A static loop's
+ * and single's end barrier is a plain GOMP_barrier call: "!$omp barrier".) */
+static void worksharing_end(void_fn real, uintptr_t site)
+{
+    bool measured = hp__omp_enter(hp__omp_location(), HP_OMP_IMPLICIT_BARRIER, site);
+    if (likely(real != NULL))
+        real();
+    if (measured)
+        hp__omp_leave(HP_OMP_IMPLICIT_BARRIER);
+}
+
+HP_API void GOMP_loop_end(void);
+HP_API void GOMP_sections_end(void);
+
+void GOMP_loop_end(void)
+{
+    HP_OMP_NEXT(void_fn, GOMP_loop_end);
+    worksharing_end(real, HP_OMP_CALL_SITE());
+}
+
+void GOMP_sections_end(void)
+{
+    HP_OMP_NEXT(void_fn, GOMP_sections_end);
+    worksharing_end(real, HP_OMP_CALL_SITE());
 }
 
 /* A critical section: "!$omp critical" from asking for the lock to releasing it, with
@@ -277,42 +331,42 @@ void GOMP_barrier(void)
  * be defined for want of budget) is counted by the core and otherwise ignored. */
 void GOMP_critical_start(void)
 {
-    NEXT(void_fn, GOMP_critical_start);
-    hp_location *loc = measuring_location();
-    uintptr_t site = CALL_SITE();
-    bool measured = sync_enter(loc, HP_OMP_CRITICAL, site);
+    HP_OMP_NEXT(void_fn, GOMP_critical_start);
+    hp_location *loc = hp__omp_location();
+    uintptr_t site = HP_OMP_CALL_SITE();
+    bool measured = hp__omp_enter(loc, HP_OMP_CRITICAL, site);
     if (likely(real != NULL))
         real();
     if (measured)
-        sync_enter(loc, HP_OMP_CRITICAL_SBLOCK, site);
+        hp__omp_enter(loc, HP_OMP_CRITICAL_SBLOCK, site);
 }
 
 void GOMP_critical_name_start(void **pptr)
 {
-    NEXT(name_fn, GOMP_critical_name_start);
-    hp_location *loc = measuring_location();
-    uintptr_t site = CALL_SITE();
-    bool measured = sync_enter(loc, HP_OMP_CRITICAL, site);
+    HP_OMP_NEXT(name_fn, GOMP_critical_name_start);
+    hp_location *loc = hp__omp_location();
+    uintptr_t site = HP_OMP_CALL_SITE();
+    bool measured = hp__omp_enter(loc, HP_OMP_CRITICAL, site);
     if (likely(real != NULL))
         real(pptr);
     if (measured)
-        sync_enter(loc, HP_OMP_CRITICAL_SBLOCK, site);
+        hp__omp_enter(loc, HP_OMP_CRITICAL_SBLOCK, site);
 }
 
 void GOMP_critical_end(void)
 {
-    NEXT(void_fn, GOMP_critical_end);
-    sync_leave(HP_OMP_CRITICAL_SBLOCK);
+    HP_OMP_NEXT(void_fn, GOMP_critical_end);
+    hp__omp_leave(HP_OMP_CRITICAL_SBLOCK);
     if (likely(real != NULL))
         real();
-    sync_leave(HP_OMP_CRITICAL);
+    hp__omp_leave(HP_OMP_CRITICAL);
 }
 
 void GOMP_critical_name_end(void **pptr)
 {
-    NEXT(name_fn, GOMP_critical_name_end);
-    sync_leave(HP_OMP_CRITICAL_SBLOCK);
+    HP_OMP_NEXT(name_fn, GOMP_critical_name_end);
+    hp__omp_leave(HP_OMP_CRITICAL_SBLOCK);
     if (likely(real != NULL))
         real(pptr);
-    sync_leave(HP_OMP_CRITICAL);
+    hp__omp_leave(HP_OMP_CRITICAL);
 }

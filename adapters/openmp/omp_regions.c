@@ -34,6 +34,10 @@ static const struct {
     [HP_OMP_BARRIER] = { "!$omp barrier", "barrier" },
     [HP_OMP_CRITICAL] = { "!$omp critical", "critical" },
     [HP_OMP_CRITICAL_SBLOCK] = { "!$omp critical sblock", "critical sblock" },
+    [HP_OMP_IMPLICIT_BARRIER] = { "!$omp implicit barrier", "implicit barrier" },
+    [HP_OMP_TASK] = { "!$omp task", "task" },
+    [HP_OMP_TASKWAIT] = { "!$omp taskwait", "task wait" },
+    [HP_OMP_TASKGROUP] = { "!$omp taskgroup", "task wait" },
 };
 
 static site sites[HP_OMP_KINDS][SITE_CAPACITY];

@@ -2,6 +2,7 @@
 # OpenMP with libgomp (gcc -fopenmp): every team thread's work appears under the call
 # path that forked the region, below "!$omp parallel @openmp.c:LINE" (LINE = the
 # pragma's line in test/programs/openmp/openmp.c), with barrier and critical regions,
+# the region's end barrier ("!$omp implicit barrier @openmp.c:LINE", one per thread),
 # nested regions, and thread counts 1, 2 and 4 (the nested regions always use 2 x 2).
 # Threads take locations in any order, so each call path's visits are compared as the
 # sorted list of its non-zero visits over all locations. The inner teams' threads may
@@ -38,17 +39,22 @@ expected() {
         "$M" 1 \
         "$M/dynamic_loop" 1 \
         "$M/dynamic_loop/!\$omp parallel @openmp.c:26" "$(times "$n" 1)" \
+        "$M/dynamic_loop/!\$omp parallel @openmp.c:26/!\$omp implicit barrier @openmp.c:26" "$(times "$n" 1)" \
         "$M/nested" 1 \
         "$N" "1 1" \
+        "$N/!\$omp implicit barrier @openmp.c:52" "1 1" \
         "$N/inner" "1 1" \
         "$N/inner/!\$omp parallel @openmp.c:46" "1 1 1 1" \
+        "$N/inner/!\$omp parallel @openmp.c:46/!\$omp implicit barrier @openmp.c:46" "1 1 1 1" \
         "$N/inner/!\$omp parallel @openmp.c:46/work" "1 1 1 1" \
         "$M/static_loop" 1 \
         "$M/static_loop/!\$omp parallel @openmp.c:19" "$(times "$n" 1)" \
+        "$M/static_loop/!\$omp parallel @openmp.c:19/!\$omp implicit barrier @openmp.c:19" "$(times "$n" 1)" \
         "$M/static_loop/!\$omp parallel @openmp.c:19/work" "$(times "$n" $((12 / n)))" \
         "$M/synchronized" 1 \
         "$S" "$(times "$n" 1)" \
         "$S/!\$omp barrier @openmp.c:36" "$(times "$n" 1)" \
+        "$S/!\$omp implicit barrier @openmp.c:33" "$(times "$n" 1)" \
         "$S/!\$omp critical @openmp.c:37" "$(times "$n" 1)" \
         "$S/!\$omp critical @openmp.c:37/!\$omp critical sblock @openmp.c:37" "$(times "$n" 1)" \
         "$S/!\$omp critical @openmp.c:37/!\$omp critical sblock @openmp.c:37/work" "$(times "$n" 1)" \

@@ -22,7 +22,7 @@ visits_by_path() {
 }
 P='main/compute/!$omp parallel @hybrid.c:18'
 check_eq "call paths and visits of both ranks' threads" \
-    "main/MPI_Allreduce 1 1;main/MPI_Comm_rank 1 1;main/MPI_Finalize 1 1;main/MPI_Init_thread 1 1;main/compute 1 1;$P 1 1 1 1;$P/work 1 1 1 1;" \
+    "main/MPI_Allreduce 1 1;main/MPI_Comm_rank 1 1;main/MPI_Finalize 1 1;main/MPI_Init_thread 1 1;main/compute 1 1;$P 1 1 1 1;$P/!\$omp implicit barrier @hybrid.c:18 1 1 1 1;$P/work 1 1 1 1;" \
     "$(visits_by_path inst/profile.cubex | tr '\n' ';')"
 check "cubecheck.py passes" $CUBECHECK inst/profile.cubex
 

@@ -355,6 +355,32 @@ static int (*gcc_backtrace)(trace_fn, void *);
 static uintptr_t (*gcc_get_cfa)(struct _Unwind_Context *);
 static uintptr_t (*gcc_get_ip_info)(struct _Unwind_Context *, int *);
 
+/* libc's context switches (swapcontext, setcontext) load the other context's stack
+ * pointer some instructions before they push its return address and return: a signal in
+ * between finds a stack pointer that their unwind tables do not describe, so the word
+ * there is taken for a return address. It is whatever the other stack held (0x1 on the
+ * coroutine stack of thunks.cpp), and libgcc, finding no unwind table for it, reads the
+ * code at that address to recognise a signal frame: SIGSEGV inside the handler. Samples
+ * interrupted anywhere in these functions are therefore not walked. Their extents are
+ * looked up here, outside any handler (dladdr1 takes the loader's lock). */
+static code_range context_switch_code[2];
+
+static void context_switch_range(void *fn, code_range *out)
+{
+    Dl_info info;
+    const ElfW(Sym) *sym = NULL;
+    if (fn != NULL && dladdr1(fn, &info, (void **)&sym, RTLD_DL_SYMENT) != 0 && sym != NULL &&
+        info.dli_saddr != NULL && sym->st_size > 0) {
+        out->lo = (uintptr_t)info.dli_saddr;
+        out->hi = out->lo + sym->st_size;
+    }
+}
+
+static bool in_context_switch(uintptr_t ip)
+{
+    return in_range(&context_switch_code[0], ip) || in_range(&context_switch_code[1], ip);
+}
+
 static int count_frame(struct _Unwind_Context *ctx, void *arg)
 {
     (void)ctx;
@@ -375,6 +401,8 @@ int hp_unwind_enable_thunks(void)
         return -1;
     int frames = 0; /* libgcc sets up its register table on first use: not in a handler */
     gcc_backtrace(count_frame, &frames);
+    context_switch_range((void *)swapcontext, &context_switch_code[0]);
+    context_switch_range((void *)setcontext, &context_switch_code[1]);
     return 0;
 }
 
@@ -499,6 +527,8 @@ static hp_unwind_status thunked_unwind(hp_unwinder *u, uintptr_t interrupted, ui
     u->known = (hp_unwind_known){ 0, 0, 0 };
     if (interrupted >= (uintptr_t)hp__thunk && interrupted < (uintptr_t)hp__thunk_end)
         return HP_UNWIND_FAILED; /* inside the thunk: the side stack is changing */
+    if (interrupted != 0 && in_context_switch(interrupted))
+        return HP_UNWIND_FAILED; /* the stack pointer may be the other context's: above */
     walk w = { u, 0, SIZE_MAX, false };
     gcc_backtrace(walk_frame, &w);
     u->stats.walked_frames += w.n;

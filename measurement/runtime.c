@@ -22,6 +22,7 @@
 #include "config.h"
 #include "experiment.h"
 #include "filter.h"
+#include "finalize/finalize.h"
 #include "location.h"
 #include "memory.h"
 #include "metrics.h"
@@ -258,7 +259,7 @@ void hp_runtime_finalize(void)
                 rank, rank);
         hp_experiment_write_rank(rank);
     } else if (!mpi_required) {
-        hp_experiment_write();
+        hp_finalize_job(hp_transport_serial(), true);
     }
 }
 

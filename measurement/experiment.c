@@ -21,7 +21,7 @@
 #include "overhead.h"
 #include "profile_build.h"
 #include "region.h"
-#include "runtime.h"
+#include "runtime_job.h"
 #include "site_log.h"
 #include "sampling.h"
 #include "summary.h"

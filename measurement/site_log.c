@@ -27,7 +27,7 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "runtime.h"
+#include "runtime_job.h"
 
 #ifndef HP_VERSION
 #define HP_VERSION "0.0.0"

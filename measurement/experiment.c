@@ -21,7 +21,7 @@
 #include "overhead.h"
 #include "profile_build.h"
 #include "region.h"
-#include "runtime.h"
+#include "runtime_job.h"
 #include "site_log.h"
 #include "sampling.h"
 #include "summary.h"
@@ -480,25 +480,13 @@ out:
     hp_profile_data_release(&d);
 }
 
-static void build_and_write(const char *suffix, bool with_trace)
-{
-    hp_profile_data d;
-    if (hp_experiment_build(&d) < 0)
-        return;
-    hp_experiment_write_profile(&d.profile, suffix);
-    if (with_trace && directory[0] != '\0')
-        hp_trace_output_serial(directory, &d.profile);
-    hp_profile_data_release(&d);
-}
-
-void hp_experiment_write(void)
-{
-    build_and_write("", hp_cfg.enable_tracing);
-}
-
 void hp_experiment_write_rank(int rank)
 {
     char suffix[32];
     snprintf(suffix, sizeof(suffix), "-rank%d", rank);
-    build_and_write(suffix, false);
+    hp_profile_data d;
+    if (hp_experiment_build(&d) < 0)
+        return;
+    hp_experiment_write_profile(&d.profile, suffix);
+    hp_profile_data_release(&d);
 }

@@ -45,9 +45,6 @@ void hp_experiment_wait_for_ranks(int size, int max_ms);
  * thread; calls still open count their time so far on the calling thread only. */
 void hp_experiment_snapshot(int number);
 
-/* Builds and writes this process's experiment (non-MPI runs). */
-void hp_experiment_write(void);
-
 /* Builds and writes this rank's profile alone, as profile-rank<r>.cubex (an MPI run that
  * did not reach MPI_Finalize). */
 void hp_experiment_write_rank(int rank);

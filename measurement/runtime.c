@@ -22,6 +22,7 @@
 #include "config.h"
 #include "experiment.h"
 #include "filter.h"
+#include "finalize/finalize.h"
 #include "location.h"
 #include "memory.h"
 #include "metrics.h"
@@ -38,11 +39,8 @@ enum { STATE_OFF, STATE_STARTING, STATE_RUNNING, STATE_DONE, STATE_DISABLED };
 
 static _Atomic int state = STATE_OFF;
 static hp_filter *filter;
-static time_t start_wall_time;
-static bool mpi_active;
 static bool mpi_required;
 static int (*mpi_probe)(void);
-static int mpi_rank;
 
 static const char *env_lookup(const char *name)
 {
@@ -187,7 +185,7 @@ static int start_measurement(void)
             return STATE_DISABLED;
         hp_location_set_tracing(true);
     }
-    start_wall_time = time(NULL);
+    hp_runtime_set_start_time(time(NULL));
     hp_signals_install();
     atexit(finalize_at_exit);
     pthread_atfork(NULL, NULL, stop_in_forked_child);
@@ -245,10 +243,11 @@ void hp_runtime_finalize(void)
 {
     if (!hp_runtime_stop())
         return;
-    if (mpi_active) {
+    if (hp_runtime_mpi_active()) {
+        int rank = hp_runtime_rank();
         fprintf(stderr, "hpmeasure: rank %d ended without MPI_Finalize; writing its own "
-                        "profile-rank%d.cubex\n", mpi_rank, mpi_rank);
-        hp_experiment_write_rank(mpi_rank);
+                        "profile-rank%d.cubex\n", rank, rank);
+        hp_experiment_write_rank(rank);
         return;
     }
     int rank = mpi_probe != NULL ? mpi_probe() : -1;
@@ -258,7 +257,7 @@ void hp_runtime_finalize(void)
                 rank, rank);
         hp_experiment_write_rank(rank);
     } else if (!mpi_required) {
-        hp_experiment_write();
+        hp_finalize_job(hp_transport_serial(), true);
     }
 }
 
@@ -270,35 +269,6 @@ void hp_runtime_set_mpi_probe(int (*probe)(void))
 void hp_runtime_require_mpi(void)
 {
     mpi_required = true;
-}
-
-static int mpi_size;
-
-void hp_runtime_set_mpi(int rank, int size)
-{
-    mpi_size = size;
-    mpi_rank = rank;
-    mpi_active = true;
-}
-
-bool hp_runtime_mpi_active(void)
-{
-    return mpi_active;
-}
-
-int hp_runtime_rank(void)
-{
-    return mpi_rank;
-}
-
-int hp_runtime_size(void)
-{
-    return mpi_size;
-}
-
-time_t hp_runtime_start_time(void)
-{
-    return start_wall_time;
 }
 
 /* The library constructor: start measurement and create the master thread's location

@@ -9,7 +9,8 @@
 #define HP_MEASUREMENT_RUNTIME_H
 
 #include <stdbool.h>
-#include <time.h>
+
+#include "runtime_job.h" /* the job identity (MPI rank, start time) lives there */
 
 /* Starts measurement if that has not happened; true while measurement runs. Cheap
  * after the first call. Exits the process (status 1, before anything was measured)
@@ -38,14 +39,5 @@ void hp_runtime_require_mpi(void);
 /* Set by the MPI adapter: returns this process's MPI rank when MPI was initialized
  * (even if our MPI_Init wrapper never ran, e.g. under another PMPI tool), else -1. */
 void hp_runtime_set_mpi_probe(int (*probe)(void));
-
-/* MPI state of this process, set by the MPI adapter after MPI_Init. */
-void hp_runtime_set_mpi(int rank, int size);
-bool hp_runtime_mpi_active(void);
-int hp_runtime_rank(void);
-int hp_runtime_size(void);
-
-/* Wall-clock time when measurement started (names the experiment directory). */
-time_t hp_runtime_start_time(void);
 
 #endif

@@ -27,7 +27,7 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "runtime.h"
+#include "runtime_job.h"
 #include "summary.h"
 
 #ifndef HP_VERSION

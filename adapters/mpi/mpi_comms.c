@@ -18,7 +18,8 @@
 
 #include "measurement/config.h"
 #include "measurement/memory.h"
-#include "mpi_trace.h"
+#include "measurement/finalize/tree.h"
+#include "mpi_transport.h"
 
 enum {
     MAX_COMMS = 1024,
@@ -405,25 +406,37 @@ static bool merge(packed *mine, const char *theirs, size_t len)
     return ok;
 }
 
-/* Binomial tree to rank 0 (as the profiles travel, mpi_lifecycle.c). A rank that ran
- * out of memory still sends (nothing) and receives (dropping it), so no rank waits. */
-static bool gather_records(packed *p, int rank, int size, bool ok)
+/* What travels up the binomial tree of measurement/finalize/tree.c (the profiles'
+ * tree): a rank that ran out of memory still sends (nothing) and receives (dropping
+ * it), so no rank waits. */
+typedef struct gathering {
+    packed *p;
+    bool ok;
+} gathering;
+
+static const char *pack_records(void *state, uint64_t *length, bool *owned)
 {
-    for (int step = 1; step < size; step <<= 1) {
-        if (rank & step) {
-            hp__mpi_send_bytes(p->data, ok ? p->len : 0, rank - step);
-            return ok;
-        }
-        if (rank + step >= size)
-            continue;
-        uint64_t n = 0;
-        char *in = hp__mpi_recv_bytes(rank + step, &n);
-        if (n > 0 && in == NULL)
-            ok = false;
-        ok = ok && merge(p, in, in != NULL ? n : 0);
-        free(in);
-    }
-    return ok;
+    gathering *g = state;
+    *owned = false;
+    *length = g->ok ? g->p->len : 0;
+    return g->p->data;
+}
+
+static void absorb_records(void *state, const char *in, uint64_t n)
+{
+    gathering *g = state;
+    if (n > 0 && in == NULL)
+        g->ok = false;
+    g->ok = g->ok && merge(g->p, in, in != NULL ? n : 0);
+}
+
+static const hp_tree_ops records_tree = { pack_records, absorb_records };
+
+static bool gather_records(packed *p, bool ok)
+{
+    gathering g = { p, ok };
+    hp_tree_reduce(hp__mpi_transport(), &records_tree, &g);
+    return g.ok;
 }
 
 /* ------------------------------------------------------------------ rank 0: order */
@@ -574,14 +587,12 @@ static uint32_t *map_entries(const uint64_t *keys, uint64_t nkeys, uint32_t *nma
 int hp_mpi_comms_unify(MPI_Comm comm, int rank, hp_trace_comm **defs, uint32_t *ndefs,
                        uint32_t **map, uint32_t *nmap)
 {
-    int size;
-    PMPI_Comm_size(comm, &size);
     *defs = NULL;
     *ndefs = 0;
     *map = NULL;
     *nmap = 0;
     packed p = { 0 };
-    bool ok = gather_records(&p, rank, size, pack_local(&p));
+    bool ok = gather_records(&p, pack_local(&p));
     uint64_t *keys = NULL, nkeys = 0;
     if (rank == 0 && ok && order_records(&p, defs, ndefs, &keys))
         nkeys = *ndefs;

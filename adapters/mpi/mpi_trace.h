@@ -7,19 +7,17 @@
 #include <mpi.h>
 #include <stdint.h>
 
+#include "measurement/finalize/transport.h"
 #include "measurement/profile.h"
 
-/* Collective over comm: every rank writes its locations into directory/traces.otf2;
- * merged is the job's unified profile on rank 0 (NULL elsewhere). Problems are reported
- * on stderr; the program goes on. */
-void hp_mpi_trace_write(const char *directory, const hp_profile *merged, MPI_Comm comm,
-                        int rank, int size);
+/* Collective over the MPI transport (mpi_transport.h), after MPI_Init when the
+ * configuration asks for a trace (the same on every rank): measures this rank's clock
+ * offset against rank 0's; the trace measures it again at finalize. */
+void hp_mpi_trace_sync_clocks(void);
 
-/* Point-to-point transfer of a byte buffer of any size over the adapter's private
- * communicator (mpi_lifecycle.c), for the binomial-tree reductions at finalize.
- * hp__mpi_recv_bytes returns a malloc'd buffer, or NULL when the peer sent nothing or
- * memory ran out (the data is received and dropped then, so both sides stay in step). */
-void hp__mpi_send_bytes(const char *data, uint64_t length, int peer);
-char *hp__mpi_recv_bytes(int peer, uint64_t *length);
+/* The MPI transport's trace step (hp_transport.write_trace), collective: every rank
+ * writes its locations into directory/traces.otf2; merged is the job's unified profile
+ * on rank 0 (NULL elsewhere). Problems are reported on stderr; the program goes on. */
+void hp_mpi_trace_write(const hp_transport *t, const char *directory, const hp_profile *merged);
 
 #endif

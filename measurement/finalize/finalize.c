@@ -1,0 +1,94 @@
+/*
+ * The finalize driver (see finalize.h). A profile stays as built until it has to
+ * travel: a rank packs it into bytes only when it sends it up the tree, and rank 0
+ * merges what it receives into what it holds. A rank that fails to build or to pack
+ * its profile still sends (nothing), so a failure can never leave another rank waiting.
+ */
+#include "finalize.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "measurement/config.h"
+#include "measurement/experiment.h"
+#include "measurement/profile_build.h"
+#include "measurement/profile_merge.h"
+#include "tree.h"
+
+/* What a rank holds on its way up the tree: its own profile as built, or (once it has
+ * merged another rank's) a profile that owns its memory; at most one of the two. */
+typedef struct held_profile {
+    int rank;
+    bool have_local, have_merged;
+    hp_profile_data local;
+    hp_owned_profile merged;
+} held_profile;
+
+static const hp_profile *held(const held_profile *h)
+{
+    if (h->have_merged)
+        return &h->merged.profile;
+    return h->have_local ? &h->local.profile : NULL;
+}
+
+static void drop(held_profile *h)
+{
+    if (h->have_merged)
+        hp_owned_profile_release(&h->merged);
+    if (h->have_local)
+        hp_profile_data_release(&h->local);
+    h->have_local = h->have_merged = false;
+}
+
+static const char *pack(void *state, uint64_t *length, bool *owned)
+{
+    const hp_profile *p = held(state);
+    void *out = NULL;
+    size_t n = 0;
+    *length = 0;
+    if (p == NULL || hp_profile_serialize(p, &out, &n) < 0)
+        return NULL;
+    *length = n;
+    *owned = true;
+    return out;
+}
+
+/* held = held + the profile in data (either may be missing). */
+static void absorb(void *state, const char *data, uint64_t length)
+{
+    held_profile *h = state;
+    hp_owned_profile other, merged;
+    if (data == NULL || hp_profile_deserialize(data, length, &other) < 0)
+        return;
+    const hp_profile *mine = held(h);
+    if (mine == NULL) {
+        h->merged = other;
+        h->have_merged = true;
+        return;
+    }
+    if (hp_profile_merge(mine, &other.profile, &merged) == 0) {
+        drop(h);
+        h->merged = merged;
+        h->have_merged = true;
+    } else {
+        fprintf(stderr, "hpmeasure: rank %d: could not merge a profile (out of memory)\n",
+                h->rank);
+    }
+    hp_owned_profile_release(&other);
+}
+
+static const hp_tree_ops profile_tree = { pack, absorb };
+
+void hp_finalize_job(const hp_transport *t, bool measured)
+{
+    held_profile h = { .rank = t->rank };
+    if (measured)
+        h.have_local = hp_experiment_build(&h.local) == 0;
+    hp_tree_reduce(t, &profile_tree, &h);
+    const hp_profile *merged = t->rank == 0 ? held(&h) : NULL;
+    if (merged != NULL)
+        hp_experiment_write_profile(merged, "");
+    if (hp_cfg.enable_tracing)
+        t->write_trace(t, hp_experiment_directory(), merged);
+    drop(&h);
+}

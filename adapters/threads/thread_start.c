@@ -9,9 +9,8 @@
  *
  * The creating thread's time in pthread_create and a joining thread's in pthread_join
  * are regions of their own ("pthread_create", "pthread_join", paradigm pthread, as in
- * Score-P), except for the calls that runtime libraries make (libgomp's teams, MPI's
- * progress threads): an OpenMP program shows its parallel regions, not the runtime's
- * thread management.
+ * Score-P), except for the calls that libgomp makes for its teams: an OpenMP program
+ * shows its parallel regions, not the runtime's thread management.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -50,25 +49,20 @@ static void define_regions(void)
  * close these frames by mistake. */
 static const char frame_tag[CALLS];
 
-/* Whether the code at addr belongs to a runtime library rather than to the program:
- * libgomp, or anything installed in the system's library folders (MPI's progress and
- * fabric threads, also from MPI calls that are not measured and so do not set in_mpi).
- * Cold: dladdr takes the loader's lock, but creating a thread costs far more. */
-static bool in_runtime_library(void *addr)
+/* Whether the code at addr belongs to libgomp (cold: dladdr takes the loader's lock,
+ * but creating a thread costs far more). */
+static bool in_libgomp(void *addr)
 {
     Dl_info info;
-    if (dladdr(addr, &info) == 0 || info.dli_fname == NULL)
-        return false;
-    const char *f = info.dli_fname;
-    return strstr(f, "libgomp") != NULL || strncmp(f, "/usr/lib/", 9) == 0 ||
-           strncmp(f, "/lib/", 5) == 0;
+    return dladdr(addr, &info) != 0 && info.dli_fname != NULL &&
+           strstr(info.dli_fname, "libgomp") != NULL;
 }
 
 /* Enters the region of call `which` in the calling thread; false when not measured. */
 static bool call_enter(int which, void *caller)
 {
     hp_location *loc = hp__tls_location;
-    if (loc == NULL || hp_location_ignores_events(loc) || loc->in_mpi || in_runtime_library(caller))
+    if (loc == NULL || hp_location_ignores_events(loc) || loc->in_mpi || in_libgomp(caller))
         return false;
     int saved = errno;
     atomic_fetch_or(&loc->busy, HP_BUSY_INSIDE); /* defining regions mallocs */

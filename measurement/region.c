@@ -413,7 +413,6 @@ uint64_t hp_region_unknown_count(void)
 
 const char *hp_paradigm_name(hp_paradigm p)
 {
-    static const char *const names[] = { "measurement", "compiler", "user", "mpi", "openmp",
-                                         "pthread" };
+    static const char *const names[] = { "measurement", "compiler", "user", "mpi", "openmp" };
     return names[p];
 }

@@ -79,4 +79,24 @@ static inline void hp_cct_visit_end(hp_cct_node *node, uint64_t ticks)
         node->max_ticks = ticks;
 }
 
+/* Adds ticks to the inclusive time of leaf and its ancestors below anchor: the duration
+ * of an MPI call entered below a path unwound by sampling.c (hp_sampling_call_path). */
+static inline void hp_cct_path_add(hp_cct_node *leaf, const hp_cct_node *anchor,
+                                   uint64_t ticks)
+{
+    for (hp_cct_node *n = leaf; n != NULL && n != anchor; n = n->parent)
+        n->incl_ticks += ticks;
+}
+
+/* Counters (metrics.h) of an MPI call below such a path: its enter subtracts the values
+ * just read from the path's nodes (sign -1) and its exit adds them (sign +1), as for the
+ * call's own node, so that the path's inclusive counters contain the call's. */
+static inline void hp_cct_path_counters(hp_cct_node *leaf, const hp_cct_node *anchor,
+                                        const uint64_t *last, unsigned n, int sign)
+{
+    for (hp_cct_node *c = leaf; c != NULL && c != anchor; c = c->parent)
+        for (unsigned i = 0; i < n; i++)
+            c->counters[i] += sign > 0 ? last[i] : -last[i];
+}
+
 #endif

@@ -3,9 +3,10 @@
  * stack's chunks, closing open frames at thread end or finalize, reuse by a later thread,
  * and the list of all locations that finalize walks.
  *
- * A thread's end is noticed through a pthread key destructor, which runs when the
- * thread exits; its open frames are closed then, so a thread that ends with
- * pthread_exit from deep inside keeps correct inclusive times.
+ * A thread's first event and its end are driven from thread_attach.c, which also starts
+ * the measurement and the thread's sampling timer; this file knows neither. A thread's
+ * open frames are closed at its end, so a thread that ends with pthread_exit from deep
+ * inside keeps correct inclusive times.
  *
  * With HP_THREAD_LOCATIONS=reuse (the default) the ended thread's location then goes to
  * a free list, and the next thread that starts takes it instead of a new one: its call
@@ -29,8 +30,6 @@
 #define cpu_relax() ((void)0)
 #endif
 
-#include "runtime.h"
-#include "sampling.h"
 #include "subtree.h"
 #include "timer.h"
 
@@ -57,8 +56,6 @@ static hp_region *root_region;
 static bool tracing_on;
 static uint64_t depth_limit = UINT64_MAX;
 static bool collapse_on;
-static pthread_key_t thread_end_key;
-static pthread_once_t thread_end_once = PTHREAD_ONCE_INIT;
 
 void hp_location_set_root_region(hp_region *root)
 {
@@ -134,25 +131,23 @@ static hp_location *free_list_take(uintptr_t routine)
     return loc;
 }
 
-/* Runs in the exiting thread. Events it still has (other key destructors) go nowhere:
- * its location may belong to another thread a moment later. */
-static void on_thread_end(void *arg)
+/* Thread end, first step (on the exiting thread): events it still has (other key
+ * destructors) go nowhere, since its location may belong to another thread a moment
+ * later. */
+void hp_location_unbind(hp_location *loc)
 {
-    hp_location *loc = arg;
     hp__tls_location = &unmeasured_location;
     atomic_fetch_or(&loc->busy, reuse_on ? HP_BUSY_FREE : HP_BUSY_STOPPED);
-    hp_sampling_thread_end(loc);
+}
+
+void hp_location_release(hp_location *loc)
+{
     hp_location_close(loc, hp_timer_now());
     if (loc->metrics != NULL)
         hp_metrics_thread_stop(loc->metrics);
     loc->ended = true;
     if (reuse_on)
         free_list_push(loc);
-}
-
-static void create_thread_end_key(void)
-{
-    pthread_key_create(&thread_end_key, on_thread_end);
 }
 
 /* A stack chunk in `bytes` of memory at mem (NULL: budget used up). */
@@ -243,6 +238,11 @@ static void location_reset(hp_location *loc)
     atomic_store(&loc->closed, 0);
 }
 
+bool hp_location_pool_changing(void)
+{
+    return changing_free_list;
+}
+
 /* A location for the calling thread: a free one (reuse) or a new one, published; NULL
  * when the budget cannot hold one. */
 static hp_location *location_for_thread(void)
@@ -262,16 +262,18 @@ static hp_location *location_for_thread(void)
     return loc;
 }
 
-hp_location *hp__location_attach(void)
+hp_location *hp_location_acquire(void)
 {
-    if (changing_free_list || !hp_runtime_ensure_started())
-        return NULL;
     hp_location *loc = location_for_thread();
     if (loc == NULL) {
         atomic_fetch_add(&refused_count, 1);
         hp__tls_location = &unmeasured_location;
-        return NULL;
     }
+    return loc;
+}
+
+void hp_location_bind(hp_location *loc)
+{
     if (loc->metrics != NULL && hp_metrics_thread_start(loc->metrics))
         hp__metrics_enter(loc->metrics, loc->cct.root->counters);
     loc->start_time = hp_timer_now();
@@ -280,13 +282,13 @@ hp_location *hp__location_attach(void)
         if (loc->metrics != NULL)
             hp_metrics_trace(loc->metrics, &loc->trace, loc->start_time);
     }
-    pthread_once(&thread_end_once, create_thread_end_key);
-    pthread_setspecific(thread_end_key, loc);
     hp__tls_location = loc;
-    hp_sampling_thread_start(loc);
+}
+
+void hp_location_open(hp_location *loc)
+{
     /* Reused: events from now on (finalize may have set STOPPED meanwhile; that stays). */
     atomic_fetch_and(&loc->busy, ~(unsigned)HP_BUSY_FREE);
-    return loc;
 }
 
 hp_frame *hp__location_stack_grow(hp_location *loc)
@@ -360,9 +362,9 @@ void hp_location_close(hp_location *loc, uint64_t now)
             if (m != NULL)
                 hp_metrics_add_last(m, f->node->counters);
             /* an MPI call below an unwound path: the path's nodes include its time */
-            hp_sampling_path_add(f->parent, outer_node(loc, c, f), now - f->start);
+            hp_cct_path_add(f->parent, outer_node(loc, c, f), now - f->start);
             if (m != NULL)
-                hp_sampling_path_counters(f->parent, outer_node(loc, c, f), m->last, m->n, 1);
+                hp_cct_path_counters(f->parent, outer_node(loc, c, f), m->last, m->n, 1);
             if (loc->tracing) { /* innermost first: the trace stays balanced */
                 if (m != NULL)
                     hp_metrics_trace(m, &loc->trace, now);

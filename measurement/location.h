@@ -116,10 +116,23 @@ typedef struct hp_location {
 
 extern _Thread_local hp_location *hp__tls_location __attribute__((tls_model("initial-exec")));
 
-/* The calling thread's location, created when this is its first event. NULL while
- * measurement is not running (before start-up, after finalize, disabled) or when the
- * budget is used up. */
-hp_location *hp__location_attach(void);
+/* A thread's first event, in the order thread_attach.c calls them:
+ * hp_location_pool_changing: true while the calling thread is taking a location from or
+ *   giving one back to the free list (an event from there must not attach);
+ * hp_location_acquire: a free or new location for the calling thread, NULL (the thread
+ *   marked unmeasured and counted as refused) when the budget cannot hold one;
+ * hp_location_bind: starts its counters and time, its root Enter, makes it the thread's;
+ * hp_location_open: events count from now on (a reused location was marked free). */
+bool hp_location_pool_changing(void);
+hp_location *hp_location_acquire(void);
+void hp_location_bind(hp_location *loc);
+void hp_location_open(hp_location *loc);
+
+/* A thread's end, on that thread: hp_location_unbind stops its events (the thread
+ * becomes unmeasured); hp_location_release closes its frames, stops its counters and
+ * gives it to the free list (or leaves it ended). */
+void hp_location_unbind(hp_location *loc);
+void hp_location_release(hp_location *loc);
 
 static inline bool hp_location_ignores_events(hp_location *loc)
 {
@@ -139,14 +152,6 @@ static inline void hp_location_leave_core(hp_location *loc)
 {
     atomic_signal_fence(memory_order_seq_cst);
     loc->in_core = 0;
-}
-
-static inline hp_location *hp_location_get(void)
-{
-    hp_location *loc = hp__tls_location;
-    if (unlikely(loc == NULL))
-        loc = hp__location_attach();
-    return loc;
 }
 
 /* Frames beyond the current chunk: moves to the next chunk (allocating it on first

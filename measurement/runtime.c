@@ -186,7 +186,8 @@ static int start_measurement(void)
         hp_location_set_tracing(true);
     }
     hp_runtime_set_start_time(time(NULL));
-    hp_signals_install();
+    static const hp_signal_actions actions = { hp_runtime_running, hp_runtime_finalize };
+    hp_signals_install(&actions);
     atexit(finalize_at_exit);
     pthread_atfork(NULL, NULL, stop_in_forked_child);
     return STATE_RUNNING;
@@ -269,12 +270,4 @@ void hp_runtime_set_mpi_probe(int (*probe)(void))
 void hp_runtime_require_mpi(void)
 {
     mpi_required = true;
-}
-
-/* The library constructor: start measurement and create the master thread's location
- * before main runs, so that the master thread is location 0. */
-__attribute__((constructor)) static void runtime_constructor(void)
-{
-    if (hp_runtime_ensure_started())
-        hp_location_get();
 }

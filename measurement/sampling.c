@@ -256,7 +256,7 @@ static void take_sample(hp_location *loc, void *ucontext)
         hp_cct_node *leaf;
         if (place(loc, status, &stop, count, &leaf) == PATH_ADDED)
             s->stats.attributed++;
-        hp_sampling_path_add(leaf, loc->current, weight);
+        hp_cct_path_add(leaf, loc->current, weight);
     }
     /* A handler that took more than half an interval (libunwind's slow path, e.g. in the
      * dynamic linker's lazy binding) would leave the program no time between signals:
@@ -409,6 +409,16 @@ void hp_sampling_thread_end(hp_location *loc)
     sigaltstack(&off, NULL);
 }
 
+/* HP_UNWIND_THUNKS: the unwinder's thunk-aware walk first, then the thunks' checks. */
+static void setup_thunks(void)
+{
+    if (hp_unwind_enable_thunks() < 0)
+        fprintf(stderr, "hpmeasure: HP_UNWIND_THUNKS is off: libgcc_s.so.1 (its unwinder "
+                        "finds the return address slots) cannot be loaded\n");
+    else
+        hp_thunks_setup();
+}
+
 int hp_sampling_setup(uint64_t hz)
 {
     if (hp_unwind_init() < 0 || hp_region_enable_sampling() < 0) {
@@ -416,8 +426,8 @@ int hp_sampling_setup(uint64_t hz)
                         "tables\n");
         return -1;
     }
-    if (hp_cfg.unwind_thunks)
-        hp_thunks_setup(); /* on failure it says why, and sampling goes on without */
+    if (hp_cfg.unwind_thunks) /* on failure say why; sampling goes on without thunks */
+        setup_thunks();
     unwind_failed_region = hp_region_define("UNWIND FAILED", "", -1,
                                             HP_PARADIGM_MEASUREMENT, HP_ROLE_ARTIFICIAL);
     if (unwind_failed_region == NULL)

@@ -83,26 +83,6 @@ void hp_sampling_thread_end(struct hp_location *loc);
  * UNWIND FAILED node when the unwind failed). */
 hp_cct_node *hp_sampling_call_path(struct hp_location *loc);
 
-/* Adds ticks to the inclusive time of leaf and its ancestors below anchor: the duration
- * of an MPI call entered below a path from hp_sampling_call_path. */
-static inline void hp_sampling_path_add(hp_cct_node *leaf, const hp_cct_node *anchor,
-                                        uint64_t ticks)
-{
-    for (hp_cct_node *n = leaf; n != NULL && n != anchor; n = n->parent)
-        n->incl_ticks += ticks;
-}
-
-/* Counters (metrics.h) of an MPI call below such a path: its enter subtracts the values
- * just read from the path's nodes (sign -1) and its exit adds them (sign +1), as for the
- * call's own node, so that the path's inclusive counters contain the call's. */
-static inline void hp_sampling_path_counters(hp_cct_node *leaf, const hp_cct_node *anchor,
-                                             const uint64_t *last, unsigned n, int sign)
-{
-    for (hp_cct_node *c = leaf; c != NULL && c != anchor; c = c->parent)
-        for (unsigned i = 0; i < n; i++)
-            c->counters[i] += sign > 0 ? last[i] : -last[i];
-}
-
 /* Sums the statistics of every location. nominal_ns receives the sampling interval. */
 void hp_sampling_collect(hp_sampling_stats *out, uint64_t *nominal_ns);
 

@@ -35,7 +35,7 @@
 
 #include "config.h"
 #include "experiment.h"
-#include "runtime.h"
+#include "runtime_job.h"
 #include "signal_names.h"
 #include "timer.h"
 #include "util/compiler.h"
@@ -50,6 +50,7 @@ extern int __sigaction(int sig, const struct sigaction *act, struct sigaction *o
 HP_API int sigaction(int sig, const struct sigaction *act, struct sigaction *old);
 HP_API void (*signal(int sig, void (*handler)(int)))(int);
 
+static hp_signal_actions measurement; /* from hp_signals_install */
 static hp_signal_set finalize_set; /* signals that end the measurement */
 static int dump_signal;            /* 0 = none */
 static _Atomic hp_signal_set owned; /* signals whose kernel handler is ours */
@@ -126,14 +127,14 @@ static bool finalize_for(int sig)
         atomic_store(&pending, sig);
         return false;
     }
-    if (hp_runtime_running()) {
+    if (measurement.running()) {
         char text[128], line[256];
         describe(sig, text, sizeof(text));
         snprintf(line, sizeof(line), "hpmeasure: %s: writing the measurement so far\n",
                  text);
         say(line);
         hp_experiment_set_interrupted(text);
-        hp_runtime_finalize();
+        measurement.finalize();
         if (hp_runtime_mpi_active() && program_action[sig].sa_handler == SIG_DFL)
             hp_experiment_wait_for_ranks(hp_runtime_size(), MPI_GRACE_MS);
     }
@@ -145,7 +146,7 @@ static void take_snapshot(void)
 {
     if (atomic_exchange(&writing, 1))
         return; /* the run is being written anyway */
-    if (hp_runtime_running())
+    if (measurement.running())
         hp_experiment_snapshot(atomic_fetch_add(&snapshots, 1) + 1);
     atomic_store(&writing, 0);
 }
@@ -181,8 +182,9 @@ static void take(int sig)
         disown(sig);
 }
 
-void hp_signals_install(void)
+void hp_signals_install(const hp_signal_actions *actions)
 {
+    measurement = *actions;
     char why[128];
     hp_signal_set dump = 0;
     start_ns = hp_timer_monotonic_ns();

@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "unwind.h"
 
 _Thread_local hp_thunk_stack *hp__thunk_stack __attribute__((tls_model("initial-exec")));
 
@@ -59,11 +58,6 @@ int hp_thunks_setup(void)
 {
     if (!guards_interpose())
         return -1;
-    if (hp_unwind_enable_thunks() < 0) {
-        fprintf(stderr, "hpmeasure: HP_UNWIND_THUNKS is off: libgcc_s.so.1 (its unwinder "
-                        "finds the return address slots) cannot be loaded\n");
-        return -1;
-    }
     enabled = true;
     return 0;
 }

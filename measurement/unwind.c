@@ -25,7 +25,7 @@
 #include <sys/auxv.h>
 #include <ucontext.h>
 
-#include "thunks.h"
+#include "thunk_stack.h"
 #include "util/compiler.h"
 
 enum {

@@ -81,8 +81,8 @@ hp_unwind_status hp_unwind_signal(hp_unwinder *u, void *ucontext, hp_unwind_stop
 hp_unwind_status hp_unwind_here(hp_unwinder *u, hp_unwind_stop *stop, hp_unwind_frame *out,
                                 size_t max, size_t *count);
 
-/* Switches unwinding to the thunk-aware walk (process-wide; thunks.c calls it from
- * hp_thunks_setup): libgcc's unwinder, which tells where each return address lives.
+/* Switches unwinding to the thunk-aware walk (process-wide; sampling.c calls it
+ * before hp_thunks_setup): libgcc's unwinder, which tells where each return address lives.
  * Returns 0, or -1 when libgcc_s cannot be loaded. */
 int hp_unwind_enable_thunks(void);
 

@@ -12,6 +12,7 @@
 
 #include "measurement/event.h"
 #include "measurement/location.h"
+#include "measurement/thread_attach.h"
 #include "measurement/region.h"
 #include "util/compiler.h"
 

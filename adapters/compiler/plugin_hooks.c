@@ -17,6 +17,7 @@
 #include "measurement/overhead.h"
 #include "measurement/event.h"
 #include "measurement/location.h"
+#include "measurement/thread_attach.h"
 #include "measurement/region.h"
 #include "util/compiler.h"
 

@@ -11,6 +11,7 @@
 
 #include "measurement/cct.h"
 #include "measurement/location.h"
+#include "measurement/thread_attach.h"
 #include "measurement/region.h"
 #include "util/compiler.h"
 

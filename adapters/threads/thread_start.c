@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "measurement/location.h"
+#include "measurement/thread_attach.h"
 #include "measurement/sampling.h"
 #include "util/compiler.h"
 

@@ -21,6 +21,7 @@
 #include "include/hp/user.h"
 #include "measurement/event.h"
 #include "measurement/location.h"
+#include "measurement/thread_attach.h"
 #include "measurement/memory.h"
 #include "measurement/region.h"
 #include "util/compiler.h"

@@ -16,6 +16,7 @@
 #include "include/hp/user.h"
 #include "measurement/event.h"
 #include "measurement/location.h"
+#include "measurement/thread_attach.h"
 #include "measurement/region.h"
 #include "util/compiler.h"
 

@@ -14,11 +14,11 @@
 #include <stdio.h>
 
 #include "adapters/compiler/plugin_abi.h"
-#include "measurement/overhead.h"
-#include "measurement/event.h"
-#include "measurement/location.h"
-#include "measurement/thread_attach.h"
-#include "measurement/region.h"
+#include "measurement/core/overhead.h"
+#include "measurement/core/event.h"
+#include "measurement/core/location.h"
+#include "measurement/runtime/thread_attach.h"
+#include "measurement/core/region.h"
 #include "util/compiler.h"
 
 HP_API int __hp_plugin_enter(uintptr_t *desc);

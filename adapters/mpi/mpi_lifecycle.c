@@ -15,12 +15,12 @@
 #include "adapters/mpi/mpi_plugins.h"
 #include "adapters/mpi/mpi_trace.h"
 #include "adapters/mpi/mpi_transport.h"
-#include "measurement/config.h"
-#include "measurement/experiment.h"
+#include "measurement/core/config.h"
+#include "measurement/finalize/experiment.h"
 #include "measurement/finalize/finalize.h"
-#include "measurement/runtime.h"
-#include "measurement/sampling.h"
-#include "measurement/signals.h"
+#include "measurement/runtime/runtime.h"
+#include "measurement/sampling/sampling.h"
+#include "measurement/runtime/signals.h"
 
 enum { DIRECTORY_SIZE = 4096 };
 

@@ -20,9 +20,9 @@
 #include "adapters/mpi/mpi_functions.h"
 #include "adapters/mpi/mpi_plugins.h"
 #include "include/hp/plugin.h"
-#include "measurement/config.h"
-#include "measurement/location.h"
-#include "measurement/timer.h"
+#include "measurement/core/config.h"
+#include "measurement/core/location.h"
+#include "measurement/core/timer.h"
 
 enum { MAX_PLUGINS = 16, PATH_SIZE = 1024 };
 

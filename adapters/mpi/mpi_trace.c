@@ -21,10 +21,10 @@
 #include "adapters/mpi/mpi_comms.h"
 #include "adapters/mpi/mpi_trace.h"
 #include "adapters/mpi/mpi_transport.h"
-#include "measurement/location.h"
-#include "measurement/region.h"
-#include "measurement/timer.h"
-#include "measurement/trace_output.h"
+#include "measurement/core/location.h"
+#include "measurement/core/region.h"
+#include "measurement/core/timer.h"
+#include "measurement/finalize/trace_output.h"
 
 /* A region's identity as one string, the same on every rank. */
 static size_t region_key(char *out, size_t size, const char *name, const char *mangled,

@@ -9,10 +9,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "measurement/cct.h"
-#include "measurement/location.h"
-#include "measurement/thread_attach.h"
-#include "measurement/region.h"
+#include "measurement/core/cct.h"
+#include "measurement/core/location.h"
+#include "measurement/runtime/thread_attach.h"
+#include "measurement/core/region.h"
 #include "util/compiler.h"
 
 typedef enum hp_omp_kind {

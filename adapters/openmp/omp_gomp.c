@@ -32,7 +32,7 @@
 #include <stdbool.h>
 
 #include "adapters/openmp/internal.h"
-#include "measurement/event.h"
+#include "measurement/core/event.h"
 #include "util/compiler.h"
 
 typedef void (*outlined_fn)(void *);

@@ -1,7 +1,7 @@
 /*
  * pthread_create, wrapped: the new thread learns its start routine before its first
  * event, so that it takes over a free location of the same kind of thread
- * (HP_THREAD_LOCATIONS=reuse, measurement/location.c). A program without function
+ * (HP_THREAD_LOCATIONS=reuse, measurement/core/location.c). A program without function
  * hooks (hp-run, --nocompiler) gives its threads no events: with sampling on, the new
  * thread also creates its location (and timer) before running the start routine.
  * Threads that the MPI library starts inside a measured MPI call (progress threads) are
@@ -12,9 +12,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "measurement/location.h"
-#include "measurement/thread_attach.h"
-#include "measurement/sampling.h"
+#include "measurement/core/location.h"
+#include "measurement/runtime/thread_attach.h"
+#include "measurement/sampling/sampling.h"
 #include "util/compiler.h"
 
 typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);

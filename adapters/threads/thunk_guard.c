@@ -1,5 +1,5 @@
 /*
- * Guards of the thunk stack (measurement/thunks.h): every way a program unwinds its own
+ * Guards of the thunk stack (measurement/sampling/thunks.h): every way a program unwinds its own
  * stack reads return addresses, and a thunked one has no unwind information (C++ would
  * call std::terminate). These interposers put the original addresses back first and keep
  * new thunks away until the unwinding is over: a C++ exception until it is caught
@@ -14,7 +14,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 
-#include "measurement/thunks.h"
+#include "measurement/sampling/thunks.h"
 #include "util/compiler.h"
 
 /* The unwinder's types, declared here: the unwind.h that comes first on the include path

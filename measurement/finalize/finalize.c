@@ -9,10 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "measurement/config.h"
-#include "measurement/experiment.h"
-#include "measurement/profile_build.h"
-#include "measurement/profile_merge.h"
+#include "measurement/core/config.h"
+#include "experiment.h"
+#include "profile_build.h"
+#include "profile/profile_merge.h"
 #include "tree.h"
 
 /* What a rank holds on its way up the tree: its own profile as built, or (once it has

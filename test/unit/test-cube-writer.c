@@ -1,5 +1,5 @@
 /*
- * Tests of the Cube4 writer (measurement/cube_writer.c). Profiles are built by hand,
+ * Tests of the Cube4 writer (profile/cube_writer.c). Profiles are built by hand,
  * written into a temporary directory, and then checked from outside: the
  * structural checker (test/tools/cubecheck.py) must pass without errors or warnings,
  * and the independent reader test/tools/cubedump.py must print exactly the values the
@@ -20,7 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cube_writer.h"
+#include "profile/cube_writer.h"
 #include "test.h"
 
 #define PY "/usr/bin/python3"

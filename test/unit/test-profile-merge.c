@@ -1,5 +1,5 @@
-/* Unit tests of profile serialization and merging (measurement/profile_merge.c). */
-#include "profile_merge.h"
+/* Unit tests of profile serialization and merging (profile/profile_merge.c). */
+#include "profile/profile_merge.h"
 
 #include <stdlib.h>
 

@@ -9,7 +9,7 @@
  */
 #include <stdlib.h>
 
-#include "filter.h"
+#include "measurement/core/filter.h"
 #include "test.h"
 #include "tools/cube_reader.h"
 #include "tools/report.h"

@@ -9,8 +9,8 @@
 
 #include <stdbool.h>
 
-#include "location.h"
-#include "profile.h"
+#include "measurement/core/location.h"
+#include "profile/profile.h"
 
 /* The profile plus the storage behind it. */
 typedef struct hp_profile_data {

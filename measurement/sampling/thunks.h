@@ -30,7 +30,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "memory.h"
+#include "measurement/core/memory.h"
 
 #include "thunk_stack.h"
 

@@ -19,20 +19,20 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "experiment.h"
-#include "filter.h"
-#include "finalize/finalize.h"
-#include "location.h"
-#include "memory.h"
-#include "metrics.h"
-#include "region.h"
-#include "overhead.h"
-#include "sampling.h"
+#include "measurement/core/config.h"
+#include "measurement/finalize/experiment.h"
+#include "measurement/core/filter.h"
+#include "measurement/finalize/finalize.h"
+#include "measurement/core/location.h"
+#include "measurement/core/memory.h"
+#include "measurement/core/metrics.h"
+#include "measurement/core/region.h"
+#include "measurement/core/overhead.h"
+#include "measurement/sampling/sampling.h"
 #include "signals.h"
-#include "subtree.h"
-#include "timer.h"
-#include "trace_buffer.h"
+#include "measurement/core/subtree.h"
+#include "measurement/core/timer.h"
+#include "measurement/core/trace_buffer.h"
 #include "util/compiler.h"
 
 enum { STATE_OFF, STATE_STARTING, STATE_RUNNING, STATE_DONE, STATE_DISABLED };

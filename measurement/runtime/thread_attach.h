@@ -6,7 +6,7 @@
 #ifndef HP_MEASUREMENT_THREAD_ATTACH_H
 #define HP_MEASUREMENT_THREAD_ATTACH_H
 
-#include "location.h"
+#include "measurement/core/location.h"
 #include "util/compiler.h"
 
 /* Starts measurement if this is the process's first event, takes a location for the

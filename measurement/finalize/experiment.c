@@ -13,19 +13,19 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "cube_writer.h"
-#include "location.h"
-#include "memory.h"
-#include "metrics.h"
-#include "overhead.h"
+#include "measurement/core/config.h"
+#include "profile/cube_writer.h"
+#include "measurement/core/location.h"
+#include "measurement/core/memory.h"
+#include "measurement/core/metrics.h"
+#include "measurement/core/overhead.h"
 #include "profile_build.h"
-#include "region.h"
-#include "runtime_job.h"
+#include "measurement/core/region.h"
+#include "measurement/core/runtime_job.h"
 #include "site_log.h"
-#include "sampling.h"
-#include "summary.h"
-#include "timer.h"
+#include "measurement/sampling/sampling.h"
+#include "profile/summary.h"
+#include "measurement/core/timer.h"
 #include "trace_output.h"
 
 #ifndef HP_VERSION

@@ -10,7 +10,7 @@
 #include <pthread.h>
 
 #include "runtime.h"
-#include "sampling.h"
+#include "measurement/sampling/sampling.h"
 
 static pthread_key_t thread_end_key;
 static pthread_once_t thread_end_once = PTHREAD_ONCE_INIT;

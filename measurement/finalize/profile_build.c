@@ -10,7 +10,7 @@
  */
 #include "profile_build.h"
 
-#include "union_tree.h"
+#include "profile/union_tree.h"
 
 #include <stdio.h>
 #include <stdlib.h>

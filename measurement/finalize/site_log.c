@@ -26,9 +26,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "runtime_job.h"
-#include "summary.h"
+#include "measurement/core/config.h"
+#include "measurement/core/runtime_job.h"
+#include "profile/summary.h"
 
 #ifndef HP_VERSION
 #define HP_VERSION "0.0.0"

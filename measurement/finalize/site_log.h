@@ -6,7 +6,7 @@
 #ifndef HP_MEASUREMENT_SITE_LOG_H
 #define HP_MEASUREMENT_SITE_LOG_H
 
-#include "profile.h"
+#include "profile/profile.h"
 
 /* Appends the record of the job whose unified profile is p to HP_SITE_LOG, when set:
  * one write() with O_APPEND, never through a symbolic link, only to a regular file. A log

@@ -25,7 +25,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "cct.h"
+#include "measurement/core/cct.h"
 
 struct hp_location;
 

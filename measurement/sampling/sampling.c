@@ -17,11 +17,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "location.h"
-#include "region.h"
+#include "measurement/core/config.h"
+#include "measurement/core/location.h"
+#include "measurement/core/region.h"
 #include "thunks.h"
-#include "timer.h"
+#include "measurement/core/timer.h"
 #include "unwind.h"
 
 enum {

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "location.h"
-#include "timer.h"
+#include "measurement/core/location.h"
+#include "measurement/core/timer.h"
 
 static uint64_t sync_t_init, sync_t_fin;
 static double sync_off_init, sync_off_fin;

@@ -1,5 +1,5 @@
 /*
- * The return thunk of the thunk stack (measurement/thunks.h), for x86_64.
+ * The return thunk of the thunk stack (measurement/sampling/thunks.h), for x86_64.
  *
  * A function whose return address slot was thunked returns here, with %rsp one word
  * above that slot. The thunk pops the thread's side stack down to the entry of that

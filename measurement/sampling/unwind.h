@@ -29,7 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "memory.h"
+#include "measurement/core/memory.h"
 
 typedef struct hp_unwind_frame {
     uintptr_t start; /* function start address */

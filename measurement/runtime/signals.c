@@ -33,11 +33,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "experiment.h"
-#include "runtime_job.h"
-#include "signal_names.h"
-#include "timer.h"
+#include "measurement/core/config.h"
+#include "measurement/finalize/experiment.h"
+#include "measurement/core/runtime_job.h"
+#include "measurement/core/signal_names.h"
+#include "measurement/core/timer.h"
 #include "util/compiler.h"
 
 /* MPI_GRACE_MS: how long a signalled rank waits for the other ranks' profiles before the

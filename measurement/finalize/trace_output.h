@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "otf2-writer/trace_writer.h"
-#include "profile.h"
+#include "profile/profile.h"
 
 /* This process's mapping of timer ticks to global time. */
 hp_trace_clock hp_trace_output_clock(void);

@@ -137,26 +137,49 @@ static void put_string(out *o, const char *s, size_t max)
         put_char(o, s[i]);
 }
 
-static void put_unsigned(out *o, unsigned long long v, unsigned base)
+/* A conversion's width and padding: "%05u" is { 5, '0' }. */
+typedef struct field {
+    unsigned width;
+    char pad;
+} field;
+
+static void put_unsigned(out *o, unsigned long long v, unsigned base, field f)
 {
     char digits[24]; /* 2^64 has 20 decimal digits */
-    int n = 0;
+    unsigned n = 0;
     do {
         digits[n++] = "0123456789abcdef"[v % base];
         v /= base;
     } while (v != 0);
+    for (unsigned i = n; i < f.width; i++)
+        put_char(o, f.pad);
     while (n > 0)
         put_char(o, digits[--n]);
 }
 
-static void put_signed(out *o, long long v)
+static void put_signed(out *o, long long v, field f)
 {
-    if (v < 0) {
-        put_char(o, '-');
-        put_unsigned(o, 0ULL - (unsigned long long)v, 10); /* also for LLONG_MIN */
-    } else {
-        put_unsigned(o, (unsigned long long)v, 10);
+    if (v >= 0) {
+        put_unsigned(o, (unsigned long long)v, 10, f);
+        return;
     }
+    put_char(o, '-');
+    if (f.width > 0)
+        f.width--;
+    put_unsigned(o, 0ULL - (unsigned long long)v, 10, f); /* also for LLONG_MIN */
+}
+
+/* Reads the flag '0' and a width at *f (if any) and moves past them. */
+static field read_field(const char **f)
+{
+    field w = { 0, ' ' };
+    if (**f == '0') {
+        w.pad = '0';
+        (*f)++;
+    }
+    while (**f >= '0' && **f <= '9' && w.width < 64)
+        w.width = w.width * 10 + (unsigned)(*(*f)++ - '0');
+    return w;
 }
 
 enum length { LEN_INT, LEN_LONG, LEN_LONG_LONG, LEN_SIZE };
@@ -198,6 +221,7 @@ static unsigned long long unsigned_arg(enum length len, va_list *ap)
 static void put_conversion(out *o, const char **f, va_list *ap)
 {
     const char *start = *f - 1; /* the '%' */
+    field w = read_field(f);
     size_t precision = SIZE_MAX;
     if ((*f)[0] == '.' && (*f)[1] == '*') {
         int p = va_arg(*ap, int);
@@ -210,18 +234,27 @@ static void put_conversion(out *o, const char **f, va_list *ap)
         (*f)++;
     switch (c) {
     case 'd':
-    case 'i': put_signed(o, signed_arg(len, ap)); break;
-    case 'u': put_unsigned(o, unsigned_arg(len, ap), 10); break;
-    case 'x': put_unsigned(o, unsigned_arg(len, ap), 16); break;
+    case 'i': put_signed(o, signed_arg(len, ap), w); break;
+    case 'u': put_unsigned(o, unsigned_arg(len, ap), 10, w); break;
+    case 'x': put_unsigned(o, unsigned_arg(len, ap), 16, w); break;
     case 'c': put_char(o, (char)va_arg(*ap, int)); break;
     case 's': put_string(o, va_arg(*ap, const char *), precision); break;
     case 'p':
         put_string(o, "0x", SIZE_MAX);
-        put_unsigned(o, (uintptr_t)va_arg(*ap, void *), 16);
+        put_unsigned(o, (uintptr_t)va_arg(*ap, void *), 16, (field){ 0, ' ' });
         break;
     case '%': put_char(o, '%'); break;
     default: put_string(o, start, (size_t)(*f - start)); break;
     }
+}
+
+size_t hp_log_snprintf_safe(char *buf, size_t size, const char *format, ...)
+{
+    va_list ap;
+    va_start(ap, format);
+    size_t n = hp_log_format_safe(buf, size, format, ap);
+    va_end(ap);
+    return n;
 }
 
 size_t hp_log_format_safe(char *buf, size_t size, const char *format, va_list ap)

@@ -50,11 +50,12 @@ void hp_log_v(hp_log_level level, const char *format, va_list ap) HP_PRINTF(2, 0
  * at 512 bytes) with the subset of printf that hp_log_format_safe knows. */
 void hp_log_safe(hp_log_level level, const char *format, ...) HP_PRINTF(2, 3);
 
-/* Async-signal-safe vsnprintf for %s %d %i %u %x %p %c %% with the length modifiers
- * l, ll and z, and %.*s; no widths or flags. Writes at most size bytes including the
- * terminating NUL (cutting the text) and returns the length written, without the NUL. An
- * unknown conversion is copied as it stands. */
+/* Async-signal-safe vsnprintf for %s %d %i %u %x %p %c %%, with the length modifiers l,
+ * ll and z, a width with or without the flag 0 on integers ("%03llu"), and %.*s. Writes at
+ * most size bytes including the terminating NUL (cutting the text) and returns the length
+ * written, without the NUL. An unknown conversion is copied as it stands. */
 size_t hp_log_format_safe(char *buf, size_t size, const char *format, va_list ap);
+size_t hp_log_snprintf_safe(char *buf, size_t size, const char *format, ...) HP_PRINTF(3, 4);
 
 #define hp_error(...) hp_log(HP_LOG_ERROR, __VA_ARGS__)
 #define hp_warn(...) hp_log(HP_LOG_WARN, __VA_ARGS__)

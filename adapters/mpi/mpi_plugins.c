@@ -23,6 +23,7 @@
 #include "measurement/config.h"
 #include "measurement/location.h"
 #include "measurement/timer.h"
+#include "util/log.h"
 
 enum { MAX_PLUGINS = 16, PATH_SIZE = 1024 };
 
@@ -54,7 +55,7 @@ static int select_function(const char *name)
 static void report(const char *path, const char *problem, const char *detail)
 {
     if (my_rank == 0 || hp_cfg.verbose > 0)
-        fprintf(stderr, "hpmeasure: HP_PLUGINS: plug-in '%s' %s%s%s; going on without it\n",
+        hp_warn("HP_PLUGINS: plug-in '%s' %s%s%s; going on without it",
                 path, problem, detail != NULL ? ": " : "", detail != NULL ? detail : "");
 }
 
@@ -101,8 +102,7 @@ void hp__mpi_plugins_load(int rank, int size)
         return;
     if (getauxval(AT_SECURE)) {
         if (rank == 0)
-            fprintf(stderr, "hpmeasure: HP_PLUGINS is ignored in set-user-ID and set-group-ID "
-                            "programs\n");
+            hp_warn("HP_PLUGINS is ignored in set-user-ID and set-group-ID programs");
         return;
     }
     hp_plugin_host host = { HP_PLUGIN_API_VERSION, rank, size, select_function };

@@ -2,8 +2,8 @@
  * The Fortran 2008 binding (`use mpi_f08`) in MPICH calls PMPI_* directly for most
  * functions, so the C wrappers never see them. This file intercepts the life-cycle
  * entry points of that binding (init, init_thread, finalize, abort), which need the
- * same special handling as their C counterparts; gen-f08.py generates plain wrappers
- * for all other mpi_*_f08_ entry points. The binding's buffer-carrying calls
+ * same special handling as their C counterparts; gen-f08-wrappers.py generates plain
+ * wrappers for all other mpi_*_f08_ entry points. The binding's buffer-carrying calls
  * (mpi_send_f08ts_, mpi_allreduce_f08ts_, ...) go through the C MPI_* functions and are
  * measured by the C wrappers.
  *

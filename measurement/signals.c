@@ -74,9 +74,10 @@ static void describe(int sig, char *out, size_t size)
 {
     const char *name = hp_signal_name(sig);
     uint64_t ms = (hp_timer_monotonic_ns() - start_ns) / 1000000;
+    /* the safe formatter: this runs in a signal handler */
     hp_log_snprintf_safe(out, size, "interrupted by signal %d (%s%s) at %llu.%03llu s", sig,
-             name != NULL ? "SIG" : "real-time", name != NULL ? name : "",
-             (unsigned long long)(ms / 1000), (unsigned long long)(ms % 1000));
+                         name != NULL ? "SIG" : "real-time", name != NULL ? name : "",
+                         (unsigned long long)(ms / 1000), (unsigned long long)(ms % 1000));
 }
 
 /* The program's view of sig now: runs its handler (with its mask and flags), or the

@@ -54,7 +54,7 @@ static int select_function(const char *name)
 /* Says what went wrong with the plug-in at path (rank 0, or every rank when verbose). */
 static void report(const char *path, const char *problem, const char *detail)
 {
-    if (my_rank == 0 || hp_cfg.verbose > 0)
+    if (my_rank == 0 || hp_log_enabled(HP_LOG_INFO))
         hp_warn("HP_PLUGINS: plug-in '%s' %s%s%s; going on without it",
                 path, problem, detail != NULL ? ": " : "", detail != NULL ? detail : "");
 }

@@ -14,6 +14,7 @@
 #include <strings.h>
 
 #include "signal_names.h"
+#include "util/log.h"
 
 hp_config hp_cfg;
 
@@ -396,6 +397,7 @@ int hp_config_load(const char *(*getenv_fn)(const char *), char *err, size_t err
             bad = 1;
         }
     }
+    hp_log_set_verbosity(hp_cfg.verbose); /* the one place HP_VERBOSE is read */
     return bad ? -1 : 0;
 }
 

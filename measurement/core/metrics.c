@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "util/compiler.h"
+#include "util/log.h"
 
 static const hp_metric_source_ops *const sources[HP_METRIC_SOURCES] = {
     [HP_METRIC_SOURCE_PERF] = &hp__metric_perf_ops,
@@ -37,7 +38,7 @@ static HP_PRINTF(1, 2) void add_note(const char *format, ...)
     va_start(ap, format);
     vsnprintf(notes[i], NOTE_SIZE, format, ap);
     va_end(ap);
-    fprintf(stderr, "hpmeasure: %s\n", notes[i]);
+    hp_warn("%s", notes[i]);
 }
 
 const char *hp_metrics_note(unsigned i)

@@ -27,6 +27,7 @@
 #include "profile/summary.h"
 #include "measurement/core/timer.h"
 #include "trace_output.h"
+#include "util/log.h"
 
 #ifndef HP_VERSION
 #define HP_VERSION "0.0.0"
@@ -74,8 +75,7 @@ static int create_directory(time_t start, char *dir, size_t size)
         }
         if (mkdir(dir, 0777) == 0) {
             if (i > 0)
-                fprintf(stderr, "hpmeasure: %s exists already; writing to %s instead\n",
-                        base, dir);
+                hp_warn("%s exists already; writing to %s instead", base, dir);
             return 0;
         }
         if (errno != EEXIST)
@@ -168,12 +168,12 @@ static void write_config(const char *dir)
     char path[PATH_SIZE];
     FILE *f = open_in_directory(dir, "hp.config", path, sizeof(path));
     if (f == NULL) {
-        fprintf(stderr, "hpmeasure: cannot write %s: %s\n", path, strerror(errno));
+        hp_error("cannot write %s: %s", path, strerror(errno));
         return;
     }
     hp_config_print_effective(f);
     if (fclose(f) != 0)
-        fprintf(stderr, "hpmeasure: cannot write %s: %s\n", path, strerror(errno));
+        hp_error("cannot write %s: %s", path, strerror(errno));
 }
 
 static void write_summary(const char *dir, const char *file, const hp_profile *p,
@@ -190,16 +190,16 @@ static void write_summary(const char *dir, const char *file, const hp_profile *p
     if (f != NULL && fclose(f) != 0)
         rc = -1;
     if (rc < 0)
-        fprintf(stderr, "hpmeasure: cannot write %s: %s\n", path, strerror(errno));
+        hp_error("cannot write %s: %s", path, strerror(errno));
 }
 
 static void write_cube(const char *dir, const char *file, const hp_profile *p)
 {
     char path[PATH_SIZE], err[512];
     if (snprintf(path, sizeof(path), "%s/%s", dir, file) >= (int)sizeof(path))
-        fprintf(stderr, "hpmeasure: experiment directory name too long: %s\n", dir);
+        hp_error("experiment directory name too long: %s", dir);
     else if (hp_cube_write(p, path, err, sizeof(err)) < 0)
-        fprintf(stderr, "hpmeasure: %s\n", err);
+        hp_error("%s", err);
 }
 
 /* The directory agreed on or created so far ("" = none yet). */
@@ -208,8 +208,7 @@ static char directory[PATH_SIZE / 2];
 int hp_experiment_create_directory(char *dir, size_t size)
 {
     if (create_directory(hp_runtime_start_time(), dir, size) < 0) {
-        fprintf(stderr, "hpmeasure: cannot create the experiment directory %s: %s\n",
-                dir, strerror(errno));
+        hp_error("cannot create the experiment directory %s: %s", dir, strerror(errno));
         return -1;
     }
     hp_experiment_set_directory(dir);
@@ -331,7 +330,7 @@ static void write_demoted_filter(const char *dir, const hp_profile *p)
             fprintf(f, "  EXCLUDE MANGLED %s\n", p->regions[i].mangled_name);
     fprintf(f, "SCOREP_REGION_NAMES_END\n");
     if (fclose(f) != 0)
-        fprintf(stderr, "hpmeasure: cannot write %s: %s\n", path, strerror(errno));
+        hp_error("cannot write %s: %s", path, strerror(errno));
 }
 
 int hp_experiment_build(hp_profile_data *d)
@@ -340,15 +339,15 @@ int hp_experiment_build(hp_profile_data *d)
     gethostname(host, sizeof(host) - 1);
     hp_profile_options options = { hp_runtime_rank(), hp_runtime_mpi_active() };
     if (hp_location_list() == NULL) {
-        fprintf(stderr, "hpmeasure: no thread could be measured: HP_TOTAL_MEMORY (%llu "
-                        "bytes) is too small; nothing written\n",
-                (unsigned long long)hp_cfg.total_memory);
+        hp_error("no thread could be measured: HP_TOTAL_MEMORY (%llu bytes) is too small; "
+                 "nothing written",
+                 (unsigned long long)hp_cfg.total_memory);
         return -1;
     }
     if (hp_profile_build(d, hp_location_list(), hp_timer_ticks_per_second(), host,
                          "hpmeasure " HP_VERSION, &options) < 0 ||
         add_unmeasured(d) < 0) {
-        fprintf(stderr, "hpmeasure: out of memory while building the profile\n");
+        hp_error("out of memory while building the profile");
         return -1;
     }
     add_sampling(d);
@@ -382,7 +381,7 @@ static void write_profile_in(const char *dir, const hp_profile *p, const char *s
     write_config(dir);
     write_demoted_filter(dir, p);
     for (size_t i = 0; i < said; i++)
-        fprintf(stderr, "hpmeasure: %s\n", notes[i]);
+        hp_warn("%s", notes[i]);
 }
 
 void hp_experiment_write_profile(const hp_profile *p, const char *suffix)
@@ -395,12 +394,10 @@ void hp_experiment_write_profile(const hp_profile *p, const char *suffix)
                                                                sizeof(directory)) < 0)
         return;
     write_profile_in(directory, p, suffix);
-    if (hp_cfg.verbose > 0)
-        fprintf(stderr, "hpmeasure: experiment written to %s\n", directory);
-    if (hp_cfg.verbose > 0 && hp_location_thread_count() > hp_location_count())
-        fprintf(stderr, "hpmeasure: %llu threads ran in %u locations (HP_THREAD_LOCATIONS="
-                        "reuse)\n", (unsigned long long)hp_location_thread_count(),
-                hp_location_count());
+    hp_info("experiment written to %s", directory);
+    if (hp_location_thread_count() > hp_location_count())
+        hp_info("%llu threads ran in %u locations (HP_THREAD_LOCATIONS=reuse)",
+                (unsigned long long)hp_location_thread_count(), hp_location_count());
 }
 
 /* Adds (sign 1) or takes back (sign -1) the time so far of the calling thread's open
@@ -466,7 +463,7 @@ void hp_experiment_snapshot(int number)
         goto out;
     snprintf(dir, sizeof(dir), "%s/snapshot-%d", directory, number);
     if (mkdir(dir, 0777) < 0 && errno != EEXIST) { /* MPI ranks share it */
-        fprintf(stderr, "hpmeasure: cannot create %s: %s\n", dir, strerror(errno));
+        hp_error("cannot create %s: %s", dir, strerror(errno));
         goto out;
     }
     if (hp_runtime_mpi_active())
@@ -475,7 +472,7 @@ void hp_experiment_snapshot(int number)
              "ran", number);
     write_profile_in(dir, &d.profile, suffix);
     interruption[0] = '\0';
-    fprintf(stderr, "hpmeasure: snapshot %d written to %s\n", number, dir);
+    hp_warn("snapshot %d written to %s", number, dir);
 out:
     hp_profile_data_release(&d);
 }

@@ -29,6 +29,10 @@
 #include "measurement/core/config.h"
 #include "measurement/core/runtime_job.h"
 #include "profile/summary.h"
+#include "config.h"
+#include "runtime_job.h"
+#include "summary.h"
+#include "util/log.h"
 
 #ifndef HP_VERSION
 #define HP_VERSION "0.0.0"
@@ -363,9 +367,9 @@ void hp_site_log_append(const hp_profile *p)
         close(fd);
     }
     if (why != NULL)
-        fprintf(stderr, "hpmeasure: HP_SITE_LOG: cannot append this job's record to %s: %s; "
-                        "the job is not affected\n", path, why);
-    else if (hp_cfg.verbose > 0)
-        fprintf(stderr, "hpmeasure: job record appended to %s\n", path);
+        hp_warn("HP_SITE_LOG: cannot append this job's record to %s: %s; "
+                "the job is not affected", path, why);
+    else
+        hp_info("job record appended to %s", path);
     free(record);
 }

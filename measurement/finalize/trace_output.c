@@ -3,12 +3,14 @@
  */
 #include "trace_output.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "measurement/core/location.h"
 #include "measurement/core/timer.h"
+#include "location.h"
+#include "timer.h"
+#include "util/log.h"
 
 static uint64_t sync_t_init, sync_t_fin;
 static double sync_off_init, sync_off_fin;
@@ -112,8 +114,8 @@ int hp_trace_output_locations(hp_trace_writer *w, int rank, const uint32_t *regi
             continue;
         if (hp_trace_reader_open(&m.reader, &locs[i]->trace) < 0) {
             /* still written (empty): every location in the definitions needs its files */
-            fprintf(stderr, "hpmeasure: trace: cannot read the spilled events of location "
-                            "%u; writing it empty\n", locs[i]->id);
+            hp_warn("trace: cannot read the spilled events of location "
+                    "%u; writing it empty", locs[i]->id);
             free(m.reader.scratch);
             m.reader = (hp_trace_reader){ &locs[i]->trace, NULL, -1, NULL };
             rc = -1;
@@ -123,7 +125,7 @@ int hp_trace_output_locations(hp_trace_writer *w, int rank, const uint32_t *regi
         int64_t written = hp_trace_writer_location(w, id, &clock, next_mapped, &m, err,
                                                    sizeof(err));
         if (written < 0) {
-            fprintf(stderr, "hpmeasure: trace: %s\n", err);
+            hp_error("trace: %s", err);
             rc = -1;
         } else {
             counts[i] = (uint64_t)written;
@@ -134,8 +136,8 @@ int hp_trace_output_locations(hp_trace_writer *w, int rank, const uint32_t *regi
     free(locs);
     uint64_t clamped = hp_trace_writer_clamped(w) - clamped_before;
     if (clamped > 0)
-        fprintf(stderr, "hpmeasure: trace: %llu timestamps of rank %d went backwards after "
-                        "clock correction and were raised to their predecessor\n",
+        hp_warn("trace: %llu timestamps of rank %d went backwards after "
+                "clock correction and were raised to their predecessor",
                 (unsigned long long)clamped, rank);
     return rc;
 }
@@ -153,7 +155,7 @@ void hp_trace_output_serial(const char *directory, const hp_profile *p)
     char err[512];
     hp_trace_writer *w = hp_trace_writer_open(directory, 0, NULL, err, sizeof(err));
     if (w == NULL) {
-        fprintf(stderr, "hpmeasure: trace: %s\n", err);
+        hp_error("trace: %s", err);
         return;
     }
     size_t n = hp_location_count() > p->nlocations ? hp_location_count() : p->nlocations;
@@ -163,9 +165,9 @@ void hp_trace_output_serial(const char *directory, const hp_profile *p)
     hp_trace_output_span(w, &first, &last);
     if (rc < 0 ||
         hp_trace_writer_global_defs(w, p, counts, 1e9, first, last, err, sizeof(err)) < 0)
-        fprintf(stderr, "hpmeasure: trace: %s\n", counts == NULL ? "out of memory" : err);
+        hp_error("trace: %s", counts == NULL ? "out of memory" : err);
     if (hp_trace_writer_close(w, err, sizeof(err)) < 0)
-        fprintf(stderr, "hpmeasure: trace: %s\n", err);
+        hp_error("trace: %s", err);
     free(counts);
 }
 

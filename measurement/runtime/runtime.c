@@ -34,6 +34,7 @@
 #include "measurement/core/timer.h"
 #include "measurement/core/trace_buffer.h"
 #include "util/compiler.h"
+#include "util/log.h"
 
 enum { STATE_OFF, STATE_STARTING, STATE_RUNNING, STATE_DONE, STATE_DISABLED };
 
@@ -50,10 +51,9 @@ static const char *env_lookup(const char *name)
 HP_COLD void hp_runtime_stop_on_bad_input(const char *what, const char *message)
 {
     atomic_store(&state, STATE_DISABLED); /* nothing is written at exit */
-    fprintf(stderr, "hpmeasure: %s:\n%s%s", what, message,
-            message[strlen(message) - 1] == '\n' ? "" : "\n");
-    fprintf(stderr, "hpmeasure: stopping before the program starts; nothing was "
-                    "measured. See 'hp-info config-vars'.\n");
+    hp_error("%s:\n%s", what, message);
+    hp_error("stopping before the program starts; nothing was "
+             "measured. See 'hp-info config-vars'.");
     exit(1);
 }
 
@@ -91,9 +91,8 @@ static int account_only(void)
     hp_cfg.enable_tracing = false;
     hp_cfg.sampling_frequency = 0;
     accounting_only = true; /* no sampling, also for --nocompiler builds */
-    if (hp_cfg.verbose)
-        fprintf(stderr, "hpmeasure: HP_ENABLE_PROFILING=false, HP_SITE_LOG=%s: measuring "
-                        "MPI calls for the site log only\n", hp_cfg.site_log);
+    hp_info("HP_ENABLE_PROFILING=false, HP_SITE_LOG=%s: measuring MPI calls for the site "
+            "log only", hp_cfg.site_log);
     return filter != NULL ? 0 : -1;
 }
 
@@ -123,9 +122,9 @@ static bool forked_child;
 static void finalize_at_exit(void)
 {
     if (forked_child) /* said at its exit: a child that execs never gets here */
-        fprintf(stderr, "hpmeasure: process %d was forked (without exec) from a measured "
-                        "process and was not measured after fork(); its calls are in no "
-                        "profile\n", (int)getpid());
+        hp_warn("process %d was forked (without exec) from a measured "
+                "process and was not measured after fork(); its calls are in no "
+                "profile", (int)getpid());
     hp_signals_hold(); /* a finalize signal now waits until the experiment is written */
     hp_runtime_finalize();
     hp_signals_release();
@@ -153,21 +152,18 @@ static int start_measurement(void)
         return STATE_DISABLED;
     load_configuration();
     if (!hp_cfg.enable_profiling && hp_cfg.site_log[0] == '\0') {
-        if (hp_cfg.verbose)
-            fprintf(stderr, "hpmeasure: HP_ENABLE_PROFILING=false: measuring nothing\n");
+        hp_info("HP_ENABLE_PROFILING=false: measuring nothing");
         return STATE_DISABLED;
     }
     if (!hp_cfg.enable_profiling && account_only() < 0)
         return STATE_DISABLED;
     bool fell_back;
     hp_timer_init(hp_cfg.timer, &fell_back);
-    if (fell_back && hp_cfg.verbose)
-        fprintf(stderr, "hpmeasure: this CPU has no invariant TSC; using the monotonic "
-                        "clock\n");
+    if (fell_back)
+        hp_info("this CPU has no invariant TSC; using the monotonic clock");
     if (hp_memory_init(hp_cfg.total_memory) < 0 || hp_region_init(filter) < 0) {
-        fprintf(stderr, "hpmeasure: cannot reserve HP_TOTAL_MEMORY=%llu bytes (%s); "
-                        "measuring nothing\n",
-                (unsigned long long)hp_cfg.total_memory, strerror(errno));
+        hp_error("cannot reserve HP_TOTAL_MEMORY=%llu bytes (%s); measuring nothing",
+                 (unsigned long long)hp_cfg.total_memory, strerror(errno));
         return STATE_DISABLED;
     }
     hp_region *root = hp_region_define(hp_experiment_program_name(), "", -1,
@@ -246,15 +242,15 @@ void hp_runtime_finalize(void)
         return;
     if (hp_runtime_mpi_active()) {
         int rank = hp_runtime_rank();
-        fprintf(stderr, "hpmeasure: rank %d ended without MPI_Finalize; writing its own "
-                        "profile-rank%d.cubex\n", rank, rank);
+        hp_warn("rank %d ended without MPI_Finalize; writing its own "
+                "profile-rank%d.cubex", rank, rank);
         hp_experiment_write_rank(rank);
         return;
     }
     int rank = mpi_probe != NULL ? mpi_probe() : -1;
     if (rank >= 0) { /* MPI ran, but its MPI_Init and MPI_Finalize bypassed us */
-        fprintf(stderr, "hpmeasure: rank %d: MPI_Init was not seen (another tool's "
-                        "MPI_Init wrapper?); writing this rank's own profile-rank%d.cubex\n",
+        hp_warn("rank %d: MPI_Init was not seen (another tool's "
+                "MPI_Init wrapper?); writing this rank's own profile-rank%d.cubex",
                 rank, rank);
         hp_experiment_write_rank(rank);
     } else if (!mpi_required) {

@@ -28,7 +28,6 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdatomic.h>
-#include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -39,6 +38,7 @@
 #include "measurement/core/signal_names.h"
 #include "measurement/core/timer.h"
 #include "util/compiler.h"
+#include "util/log.h"
 
 /* MPI_GRACE_MS: how long a signalled rank waits for the other ranks' profiles before the
  * default action ends it (see hp_experiment_wait_for_ranks). */
@@ -71,20 +71,14 @@ static void disown(int sig)
     atomic_fetch_and(&owned, ~((hp_signal_set)1 << sig));
 }
 
-/* Writes s to stderr without stdio (the program may be inside a stdio call). */
-static void say(const char *s)
-{
-    ssize_t unused = write(STDERR_FILENO, s, strlen(s));
-    (void)unused;
-}
-
 static void describe(int sig, char *out, size_t size)
 {
     const char *name = hp_signal_name(sig);
     uint64_t ms = (hp_timer_monotonic_ns() - start_ns) / 1000000;
-    snprintf(out, size, "interrupted by signal %d (%s%s) at %llu.%03llu s", sig,
-             name != NULL ? "SIG" : "real-time", name != NULL ? name : "",
-             (unsigned long long)(ms / 1000), (unsigned long long)(ms % 1000));
+    /* the safe formatter: this runs in a signal handler */
+    hp_log_snprintf_safe(out, size, "interrupted by signal %d (%s%s) at %llu.%03llu s", sig,
+                         name != NULL ? "SIG" : "real-time", name != NULL ? name : "",
+                         (unsigned long long)(ms / 1000), (unsigned long long)(ms % 1000));
 }
 
 /* The program's view of sig now: runs its handler (with its mask and flags), or the
@@ -128,11 +122,9 @@ static bool finalize_for(int sig)
         return false;
     }
     if (measurement.running()) {
-        char text[128], line[256];
+        char text[128];
         describe(sig, text, sizeof(text));
-        snprintf(line, sizeof(line), "hpmeasure: %s: writing the measurement so far\n",
-                 text);
-        say(line);
+        hp_log_safe(HP_LOG_WARN, "%s: writing the measurement so far", text);
         hp_experiment_set_interrupted(text);
         measurement.finalize();
         if (hp_runtime_mpi_active() && program_action[sig].sa_handler == SIG_DFL)

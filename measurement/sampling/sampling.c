@@ -12,7 +12,6 @@
 
 #include <errno.h>
 #include <signal.h>
-#include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -23,6 +22,7 @@
 #include "thunks.h"
 #include "measurement/core/timer.h"
 #include "unwind.h"
+#include "util/log.h"
 
 enum {
     SAMPLE_SIGNAL_OFFSET = 6, /* the timers' signal: SIGRTMIN + 6 */
@@ -53,7 +53,6 @@ struct hp_sampling {
 static bool enabled;
 static _Atomic bool deferred; /* timers wait for hp_sampling_resume (hp-run) */
 static int sample_signal; /* a real-time signal: see hp_sampling_setup */
-static _Atomic int handler_lost;
 static uint64_t interval_ns;
 static uint64_t interval_ticks;
 static hp_region *unwind_failed_region;
@@ -290,10 +289,9 @@ static bool handler_in_place(void)
     if (sigaction(sample_signal, NULL, &current) == 0 && (current.sa_flags & SA_SIGINFO) &&
         current.sa_sigaction == on_timer_signal)
         return true;
-    if (!atomic_exchange(&handler_lost, 1))
-        fprintf(stderr, "hpmeasure: the program replaced the handler of signal %d "
-                        "(SIGRTMIN+%d), which sampling uses: threads started from now on "
-                        "are not sampled\n", sample_signal, sample_signal - SIGRTMIN);
+    hp_warn_once("the program replaced the handler of signal %d "
+                 "(SIGRTMIN+%d), which sampling uses: threads started from now on "
+                 "are not sampled", sample_signal, sample_signal - SIGRTMIN);
     return false;
 }
 
@@ -413,8 +411,8 @@ void hp_sampling_thread_end(hp_location *loc)
 static void setup_thunks(void)
 {
     if (hp_unwind_enable_thunks() < 0)
-        fprintf(stderr, "hpmeasure: HP_UNWIND_THUNKS is off: libgcc_s.so.1 (its unwinder "
-                        "finds the return address slots) cannot be loaded\n");
+        hp_warn("HP_UNWIND_THUNKS is off: libgcc_s.so.1 (its unwinder finds the return "
+                "address slots) cannot be loaded");
     else
         hp_thunks_setup();
 }
@@ -422,8 +420,7 @@ static void setup_thunks(void)
 int hp_sampling_setup(uint64_t hz)
 {
     if (hp_unwind_init() < 0 || hp_region_enable_sampling() < 0) {
-        fprintf(stderr, "hpmeasure: sampling is off: HP_TOTAL_MEMORY too small for its "
-                        "tables\n");
+        hp_warn("sampling is off: HP_TOTAL_MEMORY too small for its tables");
         return -1;
     }
     if (hp_cfg.unwind_thunks) /* on failure say why; sampling goes on without thunks */
@@ -445,7 +442,7 @@ int hp_sampling_setup(uint64_t hz)
     sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
     sigemptyset(&sa.sa_mask);
     if (sample_signal > SIGRTMAX || sigaction(sample_signal, &sa, NULL) < 0) {
-        fprintf(stderr, "hpmeasure: sampling is off: cannot handle signal SIGRTMIN+%d (%s)\n",
+        hp_warn("sampling is off: cannot handle signal SIGRTMIN+%d (%s)",
                 SAMPLE_SIGNAL_OFFSET, strerror(errno));
         return -1;
     }

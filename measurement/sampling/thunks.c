@@ -8,10 +8,10 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "util/log.h"
 
 _Thread_local hp_thunk_stack *hp__thunk_stack __attribute__((tls_model("initial-exec")));
 
@@ -43,8 +43,8 @@ static bool guards_interpose(void)
     for (size_t i = 0; i < sizeof(guarded) / sizeof(guarded[0]); i++) {
         void *ours = dlsym(handle, guarded[i]);
         if (ours == NULL || dlsym(RTLD_DEFAULT, guarded[i]) != ours) {
-            fprintf(stderr, "hpmeasure: HP_UNWIND_THUNKS is off: %s does not reach "
-                            "hpmeasure's guard (link order or a static unwinder)\n",
+            hp_warn("HP_UNWIND_THUNKS is off: %s does not reach "
+                    "hpmeasure's guard (link order or a static unwinder)",
                     guarded[i]);
             ok = false;
             break;
@@ -136,9 +136,7 @@ __attribute__((noreturn, used, visibility("hidden"))) void hp__thunk_lost(void);
 
 void hp__thunk_lost(void)
 {
-    static const char msg[] = "hpmeasure: HP_UNWIND_THUNKS: a return through a thunk has no "
-                              "side stack entry (stack switched?); aborting\n";
-    ssize_t w = write(2, msg, sizeof(msg) - 1);
-    (void)w;
+    hp_log_safe(HP_LOG_ERROR, "HP_UNWIND_THUNKS: a return through a thunk has no side "
+                              "stack entry (stack switched?); aborting");
     abort();
 }

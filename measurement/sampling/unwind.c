@@ -19,7 +19,6 @@
 #include <link.h>
 #include <stdatomic.h>
 #include <stdbool.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
@@ -27,6 +26,7 @@
 
 #include "thunk_stack.h"
 #include "util/compiler.h"
+#include "util/log.h"
 
 enum {
     RA_CACHE_SIZE = 1024,  /* return address -> function start, direct-mapped */
@@ -124,8 +124,8 @@ static int open_libunwind(void)
 {
     void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
     if (h == NULL) {
-        fprintf(stderr, "hpmeasure: sampling is off: cannot load libunwind.so.8 (%s); "
-                        "install the Debian package libunwind8\n", dlerror());
+        hp_warn("sampling is off: cannot load libunwind.so.8 (%s); "
+                "install the Debian package libunwind8", dlerror());
         return -1;
     }
     libunwind_backtrace = (int (*)(void **, int))dlsym(h, "unw_backtrace");
@@ -134,8 +134,8 @@ static int open_libunwind(void)
     libunwind_local_space = (unw_addr_space_t *)dlsym(h, "_ULx86_64_local_addr_space");
     if (libunwind_backtrace == NULL || libunwind_proc_info_by_ip == NULL ||
         libunwind_local_space == NULL) {
-        fprintf(stderr, "hpmeasure: sampling is off: libunwind.so.8 lacks unw_backtrace or "
-                        "unw_get_proc_info_by_ip\n");
+        hp_warn("sampling is off: libunwind.so.8 lacks unw_backtrace or "
+                "unw_get_proc_info_by_ip");
         return -1;
     }
     return 0;

@@ -29,9 +29,6 @@
 #include "measurement/core/config.h"
 #include "measurement/core/runtime_job.h"
 #include "profile/summary.h"
-#include "config.h"
-#include "runtime_job.h"
-#include "summary.h"
 #include "util/log.h"
 
 #ifndef HP_VERSION

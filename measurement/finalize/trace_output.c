@@ -8,8 +8,6 @@
 
 #include "measurement/core/location.h"
 #include "measurement/core/timer.h"
-#include "location.h"
-#include "timer.h"
 #include "util/log.h"
 
 static uint64_t sync_t_init, sync_t_fin;

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "config.h"
+#include "measurement/core/config.h"
 #include "util/log.h"
 
 #include "test.h"

@@ -147,4 +147,8 @@ void hp_mpi_after_init(void);            /* after a successful PMPI_Init / PMPI_
 void hp_mpi_before_finalize(void);       /* before PMPI_Finalize: unify and write the profile */
 void hp_mpi_before_abort(int errorcode); /* before PMPI_Abort: leave this rank's data */
 
+/* Stacking with other PMPI tools (mpi_stacking.c, doc/mpi.md "Other PMPI tools"). */
+void hp_mpi_resolve_next(void); /* generated: each wrapper's next definition, once */
+void hp__mpi_explain_bypass(int rank); /* why MPI_Init did not reach us, if we can tell */
+
 #endif

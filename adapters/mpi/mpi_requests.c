@@ -8,16 +8,10 @@
  * by two threads at once; the value fields are written by the claiming thread and read
  * by the completing thread after MPI's own ordering (the handle was passed between them).
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
-#include <dlfcn.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <stdbool.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <unistd.h>
 
 #include "mpi_bytes.h"
 #include "mpi_requests.h"
@@ -425,29 +419,6 @@ void hp_mpi_req_complete_some(hp_mpi_frame *f, const hp_mpi_reqs *r, int outcoun
     for (int i = 0; i < outcount; i++)
         if (indices[i] >= 0 && indices[i] < r->n)
             hp_mpi_req_complete(f, r->req[indices[i]], &statuses[i]);
-}
-
-void *hp_mpi_next_symbol(void **slot, const char *name)
-{
-    void *p = __atomic_load_n(slot, __ATOMIC_RELAXED);
-    if (p)
-        return p;
-    p = dlsym(RTLD_NEXT, name);
-    if (p == NULL) {
-        char pname[128];
-        snprintf(pname, sizeof pname, "P%s", name);
-        p = dlsym(RTLD_DEFAULT, pname);
-    }
-    if (p == NULL) {
-        static const char msg[] = "hpmeasure: cannot find the MPI library's ";
-        ssize_t rc = write(2, msg, sizeof msg - 1);
-        rc = write(2, name, strlen(name));
-        rc = write(2, "\n", 1);
-        (void)rc;
-        abort();
-    }
-    __atomic_store_n(slot, p, __ATOMIC_RELAXED);
-    return p;
 }
 
 void hp_mpi_req_reset(void)

@@ -89,11 +89,6 @@ void hp_mpi_req_complete_one(hp_mpi_frame *f, const hp_mpi_reqs *r, int index,
 void hp_mpi_req_complete_some(hp_mpi_frame *f, const hp_mpi_reqs *r, int outcount,
                               const int indices[], const MPI_Status *statuses);
 
-/* Preload mode (HP_MPI_PRELOAD): the next definition of an MPI function after ours,
- * dlsym(RTLD_NEXT, name) at first use, cached in *slot (no locks: a race resolves twice
- * to the same address). Falls back to "P" name; aborts with a message if neither exists. */
-void *hp_mpi_next_symbol(void **slot, const char *name);
-
 /* For tests: drop every entry. */
 void hp_mpi_req_reset(void);
 

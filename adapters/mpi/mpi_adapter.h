@@ -150,5 +150,6 @@ void hp_mpi_before_abort(int errorcode); /* before PMPI_Abort: leave this rank's
 /* Stacking with other PMPI tools (mpi_stacking.c, doc/mpi.md "Other PMPI tools"). */
 void hp_mpi_resolve_next(void); /* generated: each wrapper's next definition, once */
 void hp__mpi_explain_bypass(int rank); /* why MPI_Init did not reach us, if we can tell */
+void hp__mpi_report_shadowed(int rank); /* MPI functions another object defines first */
 
 #endif

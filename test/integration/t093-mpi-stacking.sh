@@ -6,10 +6,11 @@
 # on the link line, with and without --no-as-needed) and hp-run (the tool linked into the
 # program, or preloaded by the user) work. When the tool comes first (linked by hand
 # before libhpmeasure_mpi, or preloaded before us), the tool still sees every call, the
-# program's output is the same, and hpmeasure names the tool on stderr.
+# program's output is the same, and hpmeasure names the tool on stderr; a tool that
+# defines some MPI functions only, first, is named with them after MPI_Init.
 . "$HP_SRCDIR/test/integration/lib.sh"
 . "$PROGRAMS/mpi/mpi-lib.sh"
-plan 20
+plan 23
 
 TRAFFIC="$MPIPROGS/traffic.c"
 TOOL="-L$WORK -Wl,-rpath,$WORK -lpmpi_count"
@@ -98,4 +99,17 @@ stacked tool-first env LD_PRELOAD="${LD_PRELOAD:+$LD_PRELOAD:}$WORK/libpmpi_coun
     mpiexec -n 4 ./plain
 check_eq "tool-first: rank 0 names the tool that came first, once" "1" \
     "$(grep -cF "$bypass_message" tool-first.err)"
+# A tool that wraps MPI_Send only, linked first: the rest is measured, MPI_Send is named.
+printf '#include <mpi.h>\nint MPI_Send(const void *b, int n, MPI_Datatype t, int d, int tag, MPI_Comm c)\n{ return PMPI_Send(b, n, t, d, tag, c); }\n' > sendonly.c
+check "link by hand: a tool defining only MPI_Send before libhpmeasure_mpi" sh -c \
+    "mpicc -O1 -shared -fPIC -o libsendonly.so sendonly.c && mpicc -O1 -o partial '$TRAFFIC' \
+     -L'$WORK' -Wl,-rpath,'$WORK' -lsendonly -L'$HP_INSTRUMENT_LIBDIR' \
+     -Wl,-rpath,'$HP_INSTRUMENT_LIBDIR' -Wl,--no-as-needed -lhpmeasure_mpi"
+HP_EXPERIMENT_DIRECTORY="$WORK/exp-partial" timeout -k 10 "$HP_MPI_TIMEOUT" \
+    mpiexec -n 4 ./partial >partial.out 2>partial.err
+check_eq "partial: rank 0 names MPI_Send and the tool, once" \
+    "hpmeasure: 1 MPI function (MPI_Send) is defined first by $WORK/libsendonly.so, so its calls reach MPI without us and are not measured; link or preload that PMPI tool after hpmeasure (see doc/mpi.md, \"Other PMPI tools\")" \
+    "$(grep '^hpmeasure: ' partial.err)"
+check_eq "partial: MPI_Recv measured (3 per rank), MPI_Send not" "12 0" \
+    "$(our_counts exp-partial/profile.cubex | awk '$1 == "MPI_Recv" { r += $3 } $1 == "MPI_Send" { s += $3 } END { print r + 0, s + 0 }')"
 finish

@@ -10,14 +10,16 @@
  *     {
  *         hp_mpi_frame f;
  *         if (!hp_mpi_enter(&f, HP_MPI_FN_MPI_Send))
- *             return PMPI_Send(buf, count, datatype, dest, tag, comm);
- *         int ret = PMPI_Send(buf, count, datatype, dest, tag, comm);
+ *             return hp_mpi_next_MPI_Send(buf, count, datatype, dest, tag, comm);
+ *         int ret = hp_mpi_next_MPI_Send(buf, count, datatype, dest, tag, comm);
  *         hp_mpi_bytes_send(&f, count, datatype, dest);   <- from the semantics table
  *         hp_mpi_exit(&f);
  *         return ret;
  *     }
  *
  * The unmeasured branch costs the check in hp_mpi_enter (which still counts the call).
+ * hp_mpi_next_MPI_Send is PMPI_Send, or another PMPI tool's MPI_Send when one comes
+ * after us (set once at load by hp_mpi_resolve_next; mpi_stacking.c).
  */
 #ifndef HP_ADAPTERS_MPI_MPI_ADAPTER_H
 #define HP_ADAPTERS_MPI_MPI_ADAPTER_H

@@ -8,7 +8,8 @@
 #              (the call is only counted), measured with HP_METRIC_PERF=page-faults
 #              (one counter read at the call's begin and end; doc/counters.md); accounting
 #              only (HP_ENABLE_PROFILING=false HP_SITE_LOG); with a no-op plug-in
-#              (HP_PLUGINS) that selects another function, and one that selects MPI_Comm_rank
+#              (HP_PLUGINS) that selects another function, and one that selects MPI_Comm_rank;
+#              the plain program with hp-run's preloaded library (LD_PRELOAD, as hp-run)
 #   pingpong   mpi-pingpong.c: 10^5 round trips of an 8-byte message between 2 ranks,
 #              plain and measured (--nocompiler)
 #   finalize   mpi-finalize.c: MPI_Finalize as rank 0 sees it, 32 ranks oversubscribed
@@ -128,6 +129,8 @@ run() {
             ./hp-rank "$RANK_CALLS") ;;
         rank_plugin_off) out=$(launch 2 HP_EXPERIMENT_DIRECTORY="$exp" HP_PLUGINS="$WORK/libnoop.so" \
             HP_BENCH_PLUGIN_CALL=MPI_Send ./hp-rank "$RANK_CALLS") ;;
+        rank_preload) out=$(launch 2 HP_EXPERIMENT_DIRECTORY="$exp" \
+            LD_PRELOAD="$CORELIBDIR/libhpmeasure_mpi_preload.so" ./plain-rank "$RANK_CALLS") ;;
         rank_plugin_on) out=$(launch 2 HP_EXPERIMENT_DIRECTORY="$exp" HP_PLUGINS="$WORK/libnoop.so" \
             HP_BENCH_PLUGIN_CALL=MPI_Comm_rank ./hp-rank "$RANK_CALLS") ;;
         pp_plain) out=$(launch 2 ./plain-pingpong "$ROUNDTRIPS") ;;
@@ -141,7 +144,7 @@ run() {
     # The measured runs must have measured (or, excluded, counted) what they claim.
     s="$exp/summary.txt"
     case $1 in
-        rank_measured)
+        rank_measured | rank_preload)
             check_summary "/^MPI calls counted but not measured/ { exit }
                 \$NF == \"MPI_Comm_rank\" && \$1 >= 2 * $RANK_CALLS { ok = 1 }
                 END { exit !ok }" "$s" "MPI_Comm_rank was not measured $RANK_CALLS times per rank" ;;
@@ -179,7 +182,7 @@ while :; do
 done
 
 VARIANTS="rank_plain rank_measured rank_excluded rank_counters rank_account rank_plugin_off
-    rank_plugin_on pp_plain pp_measured fin_plain fin_measured"
+    rank_plugin_on rank_preload pp_plain pp_measured fin_plain fin_measured"
 for v in $VARIANTS; do
     eval "min_$v=''"
 done
@@ -203,6 +206,7 @@ awk -v reps="$REPS" -v calls="$RANK_CALLS" -v trips="$ROUNDTRIPS" \
     -v rp="$min_rank_plain" -v rm="$min_rank_measured" -v rx="$min_rank_excluded" \
     -v rc="$min_rank_counters" \
     -v ra="$min_rank_account" -v rpo="$min_rank_plugin_off" -v rps="$min_rank_plugin_on" \
+    -v rpl="$min_rank_preload" \
     -v pp="$min_pp_plain" -v pm="$min_pp_measured" \
     -v fp="$min_fin_plain" -v fm="$min_fin_measured" \
     -v fin_regions="${fin_regions:-?}" -v fin_paths="${fin_paths:-?}" '
@@ -210,6 +214,7 @@ BEGIN {
     rank_plain = rp / calls; rank_meas = rm / calls; rank_excl = rx / calls
     add_meas = rank_meas - rank_plain; add_excl = rank_excl - rank_plain
     rank_acct = ra / calls; rank_poff = rpo / calls; rank_pon = rps / calls
+    rank_pre = rpl / calls
     pp_plain = pp / trips / 1000; pp_meas = pm / trips / 1000
     pp_ratio = pp_plain > 0 ? pp_meas / pp_plain : 0
     pp_added = (pm - pp) / trips
@@ -224,6 +229,7 @@ BEGIN {
     printf "  %-44s %12.2f %12.2f\n", "accounting only (HP_SITE_LOG, no profile)", rank_acct, rank_acct - rank_plain
     printf "  %-44s %12.2f %12.2f\n", "measured, plug-in selects another function", rank_poff, rank_poff - rank_plain
     printf "  %-44s %12.2f %12.2f\n", "measured, plug-in selects MPI_Comm_rank", rank_pon, rank_pon - rank_plain
+    printf "  %-44s %12.2f %12.2f\n", "measured through hp-run (preloaded library)", rank_pre, rank_pre - rank_plain
     printf "  for scale, Score-P 8.4 adds ~69 ns per measured MPI_Comm_rank\n\n"
     printf "  %-44s %12s %12s\n", "8-byte ping-pong (" trips " round trips)", "us/trip", "ratio"
     printf "  %-44s %12.3f %12s\n", "plain", pp_plain, "-"
@@ -247,6 +253,7 @@ BEGIN {
     printf "bench: mpi_comm_rank_accounting_ns=%.2f\n", rank_acct
     printf "bench: mpi_comm_rank_plugin_unselected_ns=%.2f\n", rank_poff
     printf "bench: mpi_comm_rank_plugin_selected_ns=%.2f\n", rank_pon
+    printf "bench: mpi_comm_rank_preload_ns=%.2f\n", rank_pre
     printf "bench: pingpong_roundtrips=%d\n", trips
     printf "bench: pingpong_plain_us=%.3f\n", pp_plain
     printf "bench: pingpong_measured_us=%.3f\n", pp_meas

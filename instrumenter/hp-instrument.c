@@ -531,6 +531,10 @@ out:
  * include directories keep priority; the core goes last so that it comes after every
  * object and library that references the hooks. --no-as-needed keeps the core linked
  * even when only shared libraries reference it (or nothing does, with --nocompiler).
+ * MPI programs get the MPI flavour first instead, so that its MPI_* come before those
+ * of a PMPI tool the user links (our wrappers call the next definition: the tool's);
+ * --no-as-needed then spans the user's arguments, because with --as-needed the linker
+ * would drop the tool, whose MPI_* we already define (doc/mpi.md, "Other PMPI tools").
  * Returns a NULL-terminated malloc'd array (its strings are borrowed), or NULL when out
  * of memory.
  */
@@ -549,6 +553,13 @@ static char **build_command(const struct invocation *inv, enum build_mode mode,
         for (size_t i = 0; w->hooks.words[i] != NULL; i++)
             cmd[n++] = (char *)w->hooks.words[i];
     }
+    bool mpi_first = mode == MODE_LINK && links_mpi(inv);
+    if (mpi_first) {
+        cmd[n++] = w->libdir_flag;
+        cmd[n++] = w->rpath_flag;
+        cmd[n++] = "-Wl,--push-state,--no-as-needed";
+        cmd[n++] = "-lhpmeasure_mpi";
+    }
     for (int i = 0; i < inv->nargs; i++)
         cmd[n++] = inv->args[i];
     if (w->include_flag != NULL) {
@@ -556,8 +567,10 @@ static char **build_command(const struct invocation *inv, enum build_mode mode,
         cmd[n++] = "-DHP_USER_ENABLE"; /* turns on include/hp/user.h's macros */
     }
     if (mode == MODE_LINK) {
-        cmd[n++] = w->libdir_flag;
-        cmd[n++] = w->rpath_flag;
+        if (!mpi_first) {
+            cmd[n++] = w->libdir_flag;
+            cmd[n++] = w->rpath_flag;
+        }
         if (inv->flags & OPT_NOCOMPILER) /* the marker that makes sampling the default */
             cmd[n++] = "-Wl,--undefined=hp_nocompiler_build,"
                        "--export-dynamic-symbol=hp_nocompiler_build";
@@ -566,8 +579,10 @@ static char **build_command(const struct invocation *inv, enum build_mode mode,
                        "--export-dynamic-symbol=hp_configure_probe";
         if ((inv->flags & OPT_NOCOMPILER) || probe)
             cmd[n++] = "-lhpmeasure_nocompiler";
-        cmd[n++] = "-Wl,--push-state,--no-as-needed";
-        cmd[n++] = links_mpi(inv) ? "-lhpmeasure_mpi" : "-lhpmeasure";
+        if (!mpi_first) {
+            cmd[n++] = "-Wl,--push-state,--no-as-needed";
+            cmd[n++] = "-lhpmeasure";
+        }
         cmd[n++] = "-Wl,--pop-state";
     }
     cmd[n] = NULL;

@@ -533,9 +533,11 @@ def main():
     c = ["/* %s */" % gen_note,
          "/* One wrapper per MPI function: guard (hp_mpi_enter), the real call through",
          " * HP_MPI_REAL, byte/request helpers (mpi_bytes.c, mpi_requests.c), hp_mpi_exit.",
-         " * HP_MPI_REAL(name) is PMPI_name, or with -DHP_MPI_PRELOAD the next definition of",
-         " * MPI_name found by dlsym(RTLD_NEXT), resolved at first use and cached. */",
-         "#include <mpi.h>", "#include <stddef.h>",
+         " * HP_MPI_REAL(name) is the next definition of name after ours: another PMPI tool's",
+         " * MPI_name when one comes after us in the symbol search order, else MPI's own.",
+         " * hp_mpi_resolve_next() looks them up once, when the library is loaded; until then",
+         " * (and when there is no next definition) the pointers hold PMPI_name. */",
+         "#include <dlfcn.h>", "#include <mpi.h>", "#include <stddef.h>", "#include <string.h>",
          '#include "mpi_adapter.h"', '#include "mpi_bytes.h"', '#include "mpi_comms.h"',
          '#include "mpi_requests.h"', '#include "mpi_functions.h"', "",
          "#pragma GCC diagnostic ignored \"-Wunused-parameter\"", "",
@@ -543,17 +545,22 @@ def main():
          "/* mpi.h may define the handle conversions as macros; we define functions. */"]
     for n in macros:
         c += ["#undef %s" % n, "#undef P%s" % n]
-    c += ["",
-          "#ifdef HP_MPI_PRELOAD",
-          "#define HP_MPI_REAL(name) \\",
-          "    ((__typeof__(&name))hp_mpi_next_symbol(&hp_mpi_next_##name, #name))",
-          "#else",
-          "#define HP_MPI_REAL(name) P##name",
-          "#endif", ""]
-    c += ["#ifdef HP_MPI_PRELOAD"]
+    c += ["", "#define HP_MPI_REAL(name) hp_mpi_next_##name", ""]
     for f, _ in wrapped:
-        c.append("static void *hp_mpi_next_%s;" % f.name)
-    c += ["#endif", ""]
+        c.append("static __typeof__(&P%s) hp_mpi_next_%s = P%s;" % (f.name, f.name, f.name))
+    c += ["",
+          "static const struct { void *slot; const char *name; } hp_mpi_next_slots[] = {"]
+    for f, _ in wrapped:
+        c.append('    { &hp_mpi_next_%s, "%s" },' % (f.name, f.name))
+    c += ["};", "",
+          "void hp_mpi_resolve_next(void)",
+          "{",
+          "    for (size_t i = 0; i < sizeof hp_mpi_next_slots / sizeof hp_mpi_next_slots[0]; i++) {",
+          "        void *next = dlsym(RTLD_NEXT, hp_mpi_next_slots[i].name);",
+          "        if (next != NULL)",
+          "            memcpy(hp_mpi_next_slots[i].slot, &next, sizeof next);",
+          "    }",
+          "}", ""]
     for f, e in wrapped:
         c.append(gen_wrapper(f, e))
         c.append("")

@@ -10,14 +10,16 @@
  *     {
  *         hp_mpi_frame f;
  *         if (!hp_mpi_enter(&f, HP_MPI_FN_MPI_Send))
- *             return PMPI_Send(buf, count, datatype, dest, tag, comm);
- *         int ret = PMPI_Send(buf, count, datatype, dest, tag, comm);
+ *             return hp_mpi_next_MPI_Send(buf, count, datatype, dest, tag, comm);
+ *         int ret = hp_mpi_next_MPI_Send(buf, count, datatype, dest, tag, comm);
  *         hp_mpi_bytes_send(&f, count, datatype, dest);   <- from the semantics table
  *         hp_mpi_exit(&f);
  *         return ret;
  *     }
  *
  * The unmeasured branch costs the check in hp_mpi_enter (which still counts the call).
+ * hp_mpi_next_MPI_Send is PMPI_Send, or another PMPI tool's MPI_Send when one comes
+ * after us (set once at load by hp_mpi_resolve_next; mpi_stacking.c).
  */
 #ifndef HP_ADAPTERS_MPI_MPI_ADAPTER_H
 #define HP_ADAPTERS_MPI_MPI_ADAPTER_H
@@ -146,5 +148,10 @@ int hp_mpi_unwind_init(const char *exclude, char *err, size_t errlen);
 void hp_mpi_after_init(void);            /* after a successful PMPI_Init / PMPI_Init_thread */
 void hp_mpi_before_finalize(void);       /* before PMPI_Finalize: unify and write the profile */
 void hp_mpi_before_abort(int errorcode); /* before PMPI_Abort: leave this rank's data */
+
+/* Stacking with other PMPI tools (mpi_stacking.c, doc/mpi.md "Other PMPI tools"). */
+void hp_mpi_resolve_next(void); /* generated: each wrapper's next definition, once */
+void hp__mpi_explain_bypass(int rank); /* why MPI_Init did not reach us, if we can tell */
+void hp__mpi_report_shadowed(int rank); /* MPI functions another object defines first */
 
 #endif

@@ -42,9 +42,18 @@ static int probe_rank(void)
     return env != NULL ? atoi(env) : 0;
 }
 
+/* The probe is asked at exit only: MPI that ran without us gets explained (rank 0). */
+static int probe_rank_and_explain(void)
+{
+    int rank = probe_rank();
+    if (rank >= 0)
+        hp__mpi_explain_bypass(rank);
+    return rank;
+}
+
 __attribute__((constructor)) static void register_probe(void)
 {
-    hp_runtime_set_mpi_probe(probe_rank);
+    hp_runtime_set_mpi_probe(probe_rank_and_explain);
 }
 
 /* Every rank takes part in the collectives below, measuring or not (measurement can be
@@ -70,6 +79,7 @@ void hp_mpi_after_init(void)
     if (measuring) {
         hp_runtime_set_mpi(world_rank, world_size);
         hp__mpi_plugins_load(world_rank, world_size);
+        hp__mpi_report_shadowed(world_rank);
         hp_sampling_resume(hp__tls_location);
     }
 }

@@ -8,20 +8,13 @@
  * by two threads at once; the value fields are written by the claiming thread and read
  * by the completing thread after MPI's own ordering (the handle was passed between them).
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
-#include <dlfcn.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <stdbool.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <unistd.h>
 
 #include "mpi_bytes.h"
 #include "mpi_requests.h"
-#include "util/next_symbol.h"
 
 enum {
     HP_MPI_REQ_SLOTS = 1 << 14, /* power of two */
@@ -426,22 +419,6 @@ void hp_mpi_req_complete_some(hp_mpi_frame *f, const hp_mpi_reqs *r, int outcoun
     for (int i = 0; i < outcount; i++)
         if (indices[i] >= 0 && indices[i] < r->n)
             hp_mpi_req_complete(f, r->req[indices[i]], &statuses[i]);
-}
-
-/* The PMPI_ name of an MPI function, for an MPI library whose MPI_ name comes first. */
-static void *profiling_name(const char *name)
-{
-    char pname[128];
-    snprintf(pname, sizeof pname, "P%s", name);
-    return dlsym(RTLD_DEFAULT, pname);
-}
-
-void *hp_mpi_next_symbol(void **slot, const char *name)
-{
-    void *p = hp_next_symbol(slot, name, profiling_name);
-    if (p == NULL) /* the call cannot be made: the program would compute something else */
-        abort();
-    return p;
 }
 
 void hp_mpi_req_reset(void)

@@ -89,11 +89,6 @@ void hp_mpi_req_complete_one(hp_mpi_frame *f, const hp_mpi_reqs *r, int index,
 void hp_mpi_req_complete_some(hp_mpi_frame *f, const hp_mpi_reqs *r, int outcount,
                               const int indices[], const MPI_Status *statuses);
 
-/* Preload mode (HP_MPI_PRELOAD): the next definition of an MPI function after ours,
- * hp_next_symbol (util/next_symbol.h) cached in *slot, falling back to the "P" name;
- * aborts after the message when neither exists. */
-void *hp_mpi_next_symbol(void **slot, const char *name);
-
 /* For tests: drop every entry. */
 void hp_mpi_req_reset(void);
 

@@ -18,7 +18,10 @@ export HP_INSTRUMENT_INCLUDEDIR HP_INSTRUMENT_PLUGIN
 HOOKS="-g -finstrument-functions -finstrument-functions-exclude-file-list=/usr/include,/usr/lib/gcc"
 INC="-I/hp/include -DHP_USER_ENABLE"
 LINK="-L/hp/lib -Wl,-rpath,/hp/lib -Wl,--push-state,--no-as-needed -lhpmeasure -Wl,--pop-state"
-MPILINK=$(echo "$LINK" | sed "s/-lhpmeasure /-lhpmeasure_mpi /")
+# MPI programs: the MPI flavour first, so that a PMPI tool the user links comes after it,
+# and --no-as-needed over the user's arguments, so that the linker keeps that tool.
+MPIFIRST="-L/hp/lib -Wl,-rpath,/hp/lib -Wl,--push-state,--no-as-needed -lhpmeasure_mpi"
+MPILAST="-Wl,--pop-state"
 
 # expect_status "description" status pattern command args... : ok when the command
 # exits with exactly that status and its stderr matches the grep -E pattern.
@@ -57,8 +60,8 @@ check_eq "link-only: link flags after the user's objects and libraries" \
 check_eq "compile+link of several sources: -o stays in the middle" \
     "gcc $HOOKS -O2 -o app main.c util.c -lm $INC $LINK" \
     "$(dry gcc -O2 -o app main.c util.c -lm)"
-check_eq "MPI compilers link the MPI flavour of the core" \
-    "mpicc $HOOKS -O2 -o app main.c -lm $INC $MPILINK|gcc $HOOKS -o app main.c -lmpich $INC $MPILINK" \
+check_eq "MPI compilers link the MPI flavour of the core, first" \
+    "mpicc $HOOKS $MPIFIRST -O2 -o app main.c -lm $INC $MPILAST|gcc $HOOKS $MPIFIRST -o app main.c -lmpich $INC $MPILAST" \
     "$(dry mpicc -O2 -o app main.c -lm)|$(dry gcc -o app main.c -lmpich)"
 check_eq "--nocompiler -c: -g but no -finstrument-functions" \
     "gcc -g -c a.c $INC" "$(dry --nocompiler gcc -c a.c)"

@@ -51,7 +51,7 @@ check_eq "default plug-in: <libdir>/hpmeasure/hpmeasure_gcc.so" \
     "gcc -g -fplugin=$WORK/lib/hpmeasure/hpmeasure_gcc.so -c a.c $INC" \
     "$(dry HP_INSTRUMENT_LIBDIR="$WORK/lib" hp-instrument --dry-run gcc -c a.c)"
 check_eq "link step: plug-in flags and the core" \
-    "mpicc -g -fplugin=$P -o app a.o $INC -L/hp/lib -Wl,-rpath,/hp/lib -Wl,--push-state,--no-as-needed -lhpmeasure_mpi -Wl,--pop-state" \
+    "mpicc -g -fplugin=$P -L/hp/lib -Wl,-rpath,/hp/lib -Wl,--push-state,--no-as-needed -lhpmeasure_mpi -o app a.o $INC -Wl,--pop-state" \
     "$(dry HP_INSTRUMENT_PLUGIN="$P" hp-instrument --dry-run mpicc -o app a.o)"
 
 # ---- fallback ------------------------------------------------------------------------------

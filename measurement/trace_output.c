@@ -9,6 +9,7 @@
 
 #include "location.h"
 #include "timer.h"
+#include "trace_contexts.h"
 
 static uint64_t sync_t_init, sync_t_fin;
 static double sync_off_init, sync_off_fin;
@@ -57,6 +58,8 @@ typedef struct mapped_reader {
     const uint32_t *region_map;
     const uint32_t *comm_map;
     uint32_t ncomms;
+    hp_trace_contexts *contexts; /* NULL: samples are left out */
+    bool samples;                /* the location recorded samples */
     hp_trace_event *copy;
     size_t copy_capacity;
 } mapped_reader;
@@ -69,13 +72,22 @@ static uint32_t comm_id(const mapped_reader *m, uint32_t local)
     return local < m->ncomms ? m->comm_map[local] : UINT32_MAX;
 }
 
-/* Chunks of the location's events, region and communicator ids translated. */
+/* The calling context of a sample (UINT32_MAX: none, the writer leaves it out). */
+static uint64_t context_id(const mapped_reader *m, uint64_t node)
+{
+    if (m->contexts == NULL)
+        return UINT32_MAX;
+    return hp_trace_contexts_of(m->contexts, (const hp_cct_node *)(uintptr_t)node);
+}
+
+/* Chunks of the location's events, region and communicator ids translated, and the
+ * call-tree nodes of samples turned into calling context ids. */
 static int next_mapped(void *ctx, const hp_trace_event **events, size_t *n)
 {
     mapped_reader *m = ctx;
     int rc = hp_trace_reader_next(&m->reader, events, n);
-    if (rc != 1 || (m->region_map == NULL && m->comm_map == NULL)) /* serial: as they are */
-        return rc;
+    if (rc != 1 || (m->region_map == NULL && m->comm_map == NULL && !m->samples))
+        return rc; /* serial without samples: as they are */
     if (*n > m->copy_capacity) {
         free(m->copy);
         m->copy = malloc(*n * sizeof(hp_trace_event));
@@ -90,26 +102,58 @@ static int next_mapped(void *ctx, const hp_trace_event **events, size_t *n)
             m->copy[i].region = m->region_map[id];
         else if (hp_trace_has_comm(kind))
             m->copy[i].region = comm_id(m, id);
+        else if (kind == HP_TRACE_SAMPLE)
+            m->copy[i + 1].time = context_id(m, (*events)[i + 1].time);
     }
     *events = m->copy;
     return 1;
 }
 
+/* Calling contexts for the samples of this process's locations (NULL when none
+ * recorded samples, or out of memory: said on stderr). */
+static hp_trace_contexts *sample_contexts(hp_location **locs, size_t n,
+                                          const hp_trace_tree *tree, const uint32_t *region_map)
+{
+    uint64_t samples = 0, lost = 0;
+    for (size_t i = 0; i < n; i++)
+        if (locs[i] != NULL) {
+            samples += locs[i]->trace.samples;
+            lost += locs[i]->trace.lost_samples;
+        }
+    if (lost > 0)
+        fprintf(stderr, "hpmeasure: trace: %llu samples were not recorded (trace buffer "
+                        "full between two events of their thread)\n", (unsigned long long)lost);
+    if (samples == 0)
+        return NULL;
+    hp_trace_contexts *c = tree != NULL && tree->ncnodes > 0
+                               ? hp_trace_contexts_new(tree->cnodes, tree->ncnodes, region_map)
+                               : NULL;
+    if (c == NULL)
+        fprintf(stderr, "hpmeasure: trace: %llu samples left out (%s)\n",
+                (unsigned long long)samples,
+                tree == NULL || tree->ncnodes == 0 ? "no unified call tree" : "out of memory");
+    return c;
+}
+
 int hp_trace_output_locations(hp_trace_writer *w, int rank, const uint32_t *region_map,
-                              const uint32_t *comm_map, uint32_t ncomms, uint64_t *counts)
+                              const uint32_t *comm_map, uint32_t ncomms,
+                              const hp_trace_tree *tree, uint64_t *counts)
 {
     size_t n;
     hp_location **locs = locations_in_order(&n);
     if (locs == NULL)
         return -1;
+    hp_trace_contexts *contexts = sample_contexts(locs, n, tree, region_map);
     hp_trace_clock clock = hp_trace_output_clock();
     uint64_t clamped_before = hp_trace_writer_clamped(w);
     int rc = 0;
     for (size_t i = 0; i < n; i++) {
         counts[i] = 0;
-        mapped_reader m = { .region_map = region_map, .comm_map = comm_map, .ncomms = ncomms };
+        mapped_reader m = { .region_map = region_map, .comm_map = comm_map, .ncomms = ncomms,
+                            .contexts = contexts };
         if (locs[i] == NULL)
             continue;
+        m.samples = locs[i]->trace.samples > 0;
         if (hp_trace_reader_open(&m.reader, &locs[i]->trace) < 0) {
             /* still written (empty): every location in the definitions needs its files */
             fprintf(stderr, "hpmeasure: trace: cannot read the spilled events of location "
@@ -132,6 +176,7 @@ int hp_trace_output_locations(hp_trace_writer *w, int rank, const uint32_t *regi
         free(m.copy);
     }
     free(locs);
+    hp_trace_contexts_free(contexts);
     uint64_t clamped = hp_trace_writer_clamped(w) - clamped_before;
     if (clamped > 0)
         fprintf(stderr, "hpmeasure: trace: %llu timestamps of rank %d went backwards after "
@@ -159,7 +204,9 @@ void hp_trace_output_serial(const char *directory, const hp_profile *p)
     size_t n = hp_location_count() > p->nlocations ? hp_location_count() : p->nlocations;
     uint64_t *counts = calloc(n ? n : 1, sizeof(uint64_t));
     uint64_t first, last;
-    int rc = counts != NULL ? hp_trace_output_locations(w, 0, NULL, NULL, 0, counts) : -1;
+    hp_trace_tree tree = { p->cnodes, p->ncnodes };
+    int rc = counts != NULL ? hp_trace_output_locations(w, 0, NULL, NULL, 0, &tree, counts)
+                            : -1;
     hp_trace_output_span(w, &first, &last);
     if (rc < 0 ||
         hp_trace_writer_global_defs(w, p, counts, 1e9, first, last, err, sizeof(err)) < 0)

@@ -20,6 +20,9 @@ typedef struct memo_slot {
 } memo_slot;
 
 struct hp_trace_contexts {
+    const hp_profile_cnode *cnodes;
+    size_t ncnodes;
+    uint32_t *depth; /* of each unified node, the root's is 0 */
     edge *edges;
     size_t nedges;
     const uint32_t *region_map;
@@ -46,15 +49,21 @@ hp_trace_contexts *hp_trace_contexts_new(const hp_profile_cnode *cnodes, size_t 
     if (c == NULL)
         return NULL;
     c->edges = malloc(ncnodes * sizeof(edge));
+    c->depth = malloc(ncnodes * sizeof(uint32_t));
     c->mask = 1023;
     c->slots = calloc(c->mask + 1, sizeof(memo_slot));
-    if (c->edges == NULL || c->slots == NULL) {
+    if (c->edges == NULL || c->depth == NULL || c->slots == NULL) {
         hp_trace_contexts_free(c);
         return NULL;
     }
-    for (size_t i = 1; i < ncnodes; i++) /* node 0 is the root: no edge leads to it */
+    c->cnodes = cnodes;
+    c->ncnodes = ncnodes;
+    c->depth[0] = 0;
+    for (size_t i = 1; i < ncnodes; i++) { /* node 0 is the root: no edge leads to it */
         c->edges[c->nedges++] = (edge){ (uint64_t)cnodes[i].parent << 32 | cnodes[i].region,
                                         (uint32_t)i };
+        c->depth[i] = c->depth[cnodes[i].parent] + 1; /* parents come first (profile.h) */
+    }
     qsort(c->edges, c->nedges, sizeof(edge), compare_edges);
     c->region_map = region_map;
     c->nregions = hp_region_count();
@@ -66,6 +75,7 @@ void hp_trace_contexts_free(hp_trace_contexts *c)
     if (c == NULL)
         return;
     free(c->edges);
+    free(c->depth);
     free(c->slots);
     free(c->chain);
     free(c);
@@ -164,4 +174,24 @@ uint32_t hp_trace_contexts_of(hp_trace_contexts *c, const hp_cct_node *node)
             return UINT32_MAX;
     }
     return id;
+}
+
+uint32_t hp_trace_contexts_distance(const hp_trace_contexts *c, uint32_t prev, uint32_t cur,
+                                    uint32_t recorded)
+{
+    uint32_t whole = c->depth[cur] + 2; /* every node of the path is new */
+    if (prev >= c->ncnodes)
+        return whole;
+    uint32_t a = prev, b = cur; /* their deepest common node */
+    while (c->depth[a] > c->depth[b])
+        a = c->cnodes[a].parent;
+    while (c->depth[b] > c->depth[a])
+        b = c->cnodes[b].parent;
+    while (a != b) {
+        a = c->cnodes[a].parent;
+        b = c->cnodes[b].parent;
+    }
+    uint32_t needed = c->depth[cur] - c->depth[a] + 1;
+    uint32_t d = recorded > needed ? recorded : needed;
+    return d < whole ? d : whole;
 }

@@ -29,6 +29,13 @@ hp_trace_contexts *hp_trace_contexts_new(const hp_profile_cnode *cnodes, size_t 
  * memory. */
 uint32_t hp_trace_contexts_of(hp_trace_contexts *c, const hp_cct_node *node);
 
+/* OTF2's unwind distance of a sample at context cur after one at prev (UINT32_MAX: the
+ * location's first): at least the distance the handler recorded (the frames it saw
+ * newly entered, plus one), and far enough up that the node it designates is also on
+ * prev's path, as OTF2 guarantees readers; the whole path plus one for the first. */
+uint32_t hp_trace_contexts_distance(const hp_trace_contexts *c, uint32_t prev, uint32_t cur,
+                                    uint32_t recorded);
+
 void hp_trace_contexts_free(hp_trace_contexts *c);
 
 #endif

@@ -60,6 +60,7 @@ typedef struct mapped_reader {
     uint32_t ncomms;
     hp_trace_contexts *contexts; /* NULL: samples are left out */
     bool samples;                /* the location recorded samples */
+    uint32_t prev_context;       /* of its previous sample, UINT32_MAX = none yet */
     hp_trace_event *copy;
     size_t copy_capacity;
 } mapped_reader;
@@ -72,12 +73,18 @@ static uint32_t comm_id(const mapped_reader *m, uint32_t local)
     return local < m->ncomms ? m->comm_map[local] : UINT32_MAX;
 }
 
-/* The calling context of a sample (UINT32_MAX: none, the writer leaves it out). */
-static uint64_t context_id(const mapped_reader *m, uint64_t node)
+/* A sample's calling context (UINT32_MAX: none, the writer leaves it out) into the
+ * copy's payload, and its unwind distance against the location's previous sample. */
+static void map_sample(mapped_reader *m, const hp_trace_event *e, hp_trace_event *copy)
 {
-    if (m->contexts == NULL)
-        return UINT32_MAX;
-    return hp_trace_contexts_of(m->contexts, (const hp_cct_node *)(uintptr_t)node);
+    uint32_t cc = UINT32_MAX;
+    if (m->contexts != NULL)
+        cc = hp_trace_contexts_of(m->contexts, (const hp_cct_node *)(uintptr_t)e[1].time);
+    copy[1].time = cc;
+    if (cc == UINT32_MAX)
+        return;
+    copy[0].region = hp_trace_contexts_distance(m->contexts, m->prev_context, cc, e[0].region);
+    m->prev_context = cc;
 }
 
 /* Chunks of the location's events, region and communicator ids translated, and the
@@ -103,7 +110,7 @@ static int next_mapped(void *ctx, const hp_trace_event **events, size_t *n)
         else if (hp_trace_has_comm(kind))
             m->copy[i].region = comm_id(m, id);
         else if (kind == HP_TRACE_SAMPLE)
-            m->copy[i + 1].time = context_id(m, (*events)[i + 1].time);
+            map_sample(m, &(*events)[i], &m->copy[i]);
     }
     *events = m->copy;
     return 1;
@@ -150,7 +157,7 @@ int hp_trace_output_locations(hp_trace_writer *w, int rank, const uint32_t *regi
     for (size_t i = 0; i < n; i++) {
         counts[i] = 0;
         mapped_reader m = { .region_map = region_map, .comm_map = comm_map, .ncomms = ncomms,
-                            .contexts = contexts };
+                            .contexts = contexts, .prev_context = UINT32_MAX };
         if (locs[i] == NULL)
             continue;
         m.samples = locs[i]->trace.samples > 0;

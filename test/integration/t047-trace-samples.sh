@@ -1,0 +1,90 @@
+#!/bin/sh
+# Samples in traces (issue 15, part 1): with HP_ENABLE_TRACING=true and sampling on, every
+# sample that reached the call tree is an OTF2 CallingContextSample. busy_paths.c (serial,
+# --nocompiler: paths learned by sampling only) spends its time in main/outer/spin_deep
+# and main/spin_shallow. Checked: otf2check.py passes without warnings
+# (--allow-hybrid-samples, --strict), the samples in the trace are exactly the samples
+# the profile counts (added + failed), their number is plausible for 400 ms at 1 kHz
+# (wide bounds: not a timing test), calling context i is Cube call path i for every
+# sample, the busy leaves are there, the interrupt generator's period is 1 ms. Without
+# sampling the trace has no calling contexts at all; instrumented + sampled, the Enter
+# events still equal the visits. An MPI job (busy_ring.c, 2 ranks): the trace stays valid,
+# all 20 sends matched, samples on both ranks under main/compute/spin.
+. "$HP_SRCDIR/test/integration/lib.sh"
+plan 22
+OTF2CHECK="$PY $HP_SRCDIR/test/tools/otf2check.py --allow-hybrid-samples --strict"
+SAMPLES="$PY $HP_SRCDIR/test/tools/trace_samples.py"
+
+# the sum of the summary's "added to call paths", "failed unwinds" and "below an
+# inlined instrumented function" lines: the samples charged to a call-tree node
+charged() {
+    awk '/added to call paths|failed unwinds|below an inlined/ { n += $1 } END { print n + 0 }' "$1"
+}
+# every sample's path equals the Cube call path of its context id (line id + 1)
+contexts_are_cube_paths() { # $1 = experiment directory
+    $CUBEDUMP --paths "$1/profile.cubex" > "$1.paths" &&
+        $SAMPLES "$1/traces.otf2" > "$1.samples" &&
+        awk -F'\t' 'NR == FNR { path[NR - 1] = $0; next }
+                    { n++; if (path[$2] != $3) { print "context " $2 ": " $3 " != " path[$2]; bad++ } }
+                    END { exit bad > 0 || n == 0 }' "$1.paths" "$1.samples"
+}
+
+check "build busy_paths.c with --nocompiler" \
+    hp-instrument --nocompiler gcc -O1 -g -o busy "$PROGRAMS/sampling/busy_paths.c"
+HP_ENABLE_TRACING=true HP_SAMPLING_FREQUENCY=1000 HP_EXPERIMENT_DIRECTORY=exp \
+    check "run with tracing and sampling at 1 kHz" ./busy 400
+check "otf2check.py passes, no warnings" $OTF2CHECK exp/traces.otf2
+n=$(otf2-print exp/traces.otf2 | grep -c '^CALLING_CONTEXT_SAMPLE')
+check_eq "samples in the trace = samples charged in the profile" "$(charged exp/summary.txt)" "$n"
+check "between 40 and 600 samples for 400 ms at 1 kHz (got $n)" test "$n" -ge 40 -a "$n" -le 600
+check "every sample's calling context is the Cube call path of the same id" \
+    contexts_are_cube_paths exp
+check "samples in main/outer/spin_deep and main/spin_shallow" sh -c \
+    "cut -f3 exp.samples | grep -qx 'busy/main/outer/spin_deep' &&
+     cut -f3 exp.samples | grep -qx 'busy/main/spin_shallow'"
+check "one interrupt generator: time, period 1000000 x 10^-9 s" sh -c \
+    "otf2-print -G exp/traces.otf2 | grep '^INTERRUPT_GENERATOR' |
+     grep 'Mode: TIME' | grep 'Base: DECIMAL' | grep 'Exponent: -9' | grep -q 'Period: 1000000'"
+
+HP_ENABLE_TRACING=true HP_SAMPLING_FREQUENCY=0 HP_EXPERIMENT_DIRECTORY=nosamp \
+    check "run with tracing, sampling off" ./busy 100
+check "without sampling: no calling contexts, no interrupt generator, no samples" sh -c \
+    "otf2-print -G nosamp/traces.otf2 > nosamp.defs && otf2-print nosamp/traces.otf2 > nosamp.events &&
+     ! grep -Eq '^(CALLING_CONTEXT|INTERRUPT_GENERATOR)' nosamp.defs &&
+     ! grep -q CALLING_CONTEXT nosamp.events"
+
+# Instrumented and sampled: region events and samples side by side (now_ms filtered:
+# it is called for every 1000 iterations).
+printf 'SCOREP_REGION_NAMES_BEGIN\nEXCLUDE now_ms\nSCOREP_REGION_NAMES_END\n' > busy.filt
+check "build busy_paths.c instrumented" hp-instrument gcc -O1 -g -o busy-in "$PROGRAMS/sampling/busy_paths.c"
+HP_FILTERING_FILE=busy.filt HP_ENABLE_TRACING=true HP_SAMPLING_FREQUENCY=1000 \
+    HP_EXPERIMENT_DIRECTORY=hy check "instrumented run with tracing and sampling" ./busy-in 200
+check "hybrid: otf2check.py passes, no warnings" $OTF2CHECK hy/traces.otf2
+# the instrumented functions (now_ms is filtered; what sampling found below has lower
+# bounds of visits in the profile and no Enter events)
+instrumented='^(busy-in|main|outer|spin_deep|spin_shallow) '
+expected_enters="busy-in 0 1
+main 0 1
+outer 0 4
+spin_deep 0 4
+spin_shallow 0 4"
+check_eq "hybrid: Enter events of the instrumented functions" "$expected_enters" \
+    "$(trace_enters hy/traces.otf2)"
+check_eq "hybrid: the same visits in the profile" "$expected_enters" \
+    "$(profile_visits hy/profile.cubex | grep -E "$instrumented")"
+check "hybrid: samples, each on its Cube call path" contexts_are_cube_paths hy
+
+check "build busy_ring.c with --nocompiler" \
+    hp-instrument --nocompiler mpicc -O1 -g -o ring "$PROGRAMS/sampling/busy_ring.c"
+HP_ENABLE_TRACING=true HP_EXPERIMENT_DIRECTORY=mpi check "mpiexec -n 2 with tracing and sampling" \
+    timeout 120 mpiexec -n 2 ./ring
+check "MPI: otf2check.py passes (20 sends, all matched), no warnings" sh -c \
+    "$OTF2CHECK mpi/traces.otf2 > mpi.check && grep -q 'p2p: 20 sends, 20 receives, 20 matched pairs' mpi.check"
+check "MPI: every sample on the Cube call path of its context" contexts_are_cube_paths mpi
+check_eq "MPI: samples below main/compute/spin on both ranks" "0 4294967296" \
+    "$(awk -F'\t' '$3 == "ring/main/compute/spin" { print $1 }' mpi.samples | sort -u | tr '\n' ' ' | sed 's/ $//')"
+added=$(awk '/added to call paths/ { print $1 }' mpi/summary.txt)
+n=$(wc -l < mpi.samples)
+check "MPI: samples in the trace ($n) between the added ($added) and the charged ($(charged mpi/summary.txt))" \
+    test "$n" -ge "$added" -a "$n" -le "$(charged mpi/summary.txt)"
+finish

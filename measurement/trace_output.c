@@ -121,15 +121,10 @@ static int next_mapped(void *ctx, const hp_trace_event **events, size_t *n)
 static hp_trace_contexts *sample_contexts(hp_location **locs, size_t n,
                                           const hp_trace_tree *tree, const uint32_t *region_map)
 {
-    uint64_t samples = 0, lost = 0;
+    uint64_t samples = 0;
     for (size_t i = 0; i < n; i++)
-        if (locs[i] != NULL) {
+        if (locs[i] != NULL)
             samples += locs[i]->trace.samples;
-            lost += locs[i]->trace.lost_samples;
-        }
-    if (lost > 0)
-        fprintf(stderr, "hpmeasure: trace: %llu samples were not recorded (trace buffer "
-                        "full between two events of their thread)\n", (unsigned long long)lost);
     if (samples == 0)
         return NULL;
     hp_trace_contexts *c = tree != NULL && tree->ncnodes > 0
@@ -228,5 +223,13 @@ uint64_t hp_trace_output_flushes(void)
     uint64_t n = 0;
     for (hp_location *l = hp_location_list(); l != NULL; l = l->next)
         n += l->trace.flushes;
+    return n;
+}
+
+uint64_t hp_trace_output_lost_samples(void)
+{
+    uint64_t n = 0;
+    for (hp_location *l = hp_location_list(); l != NULL; l = l->next)
+        n += l->trace.lost_samples;
     return n;
 }

@@ -51,4 +51,7 @@ void hp_trace_output_serial(const char *directory, const hp_profile *p);
 /* Flushes of all locations (for the notes). */
 uint64_t hp_trace_output_flushes(void);
 
+/* Samples of all locations that could not be recorded in the trace (for the notes). */
+uint64_t hp_trace_output_lost_samples(void);
+
 #endif

@@ -5,13 +5,14 @@
 # and main/spin_shallow. Checked: otf2check.py passes without warnings
 # (--allow-hybrid-samples, --strict), the samples in the trace are exactly the samples
 # the profile counts (added + failed), their number is plausible for 400 ms at 1 kHz
-# (wide bounds: not a timing test), calling context i is Cube call path i for every
+# (wide bounds: not a timing test); with a full buffer the samples left out are counted
+# (trace + left out = charged); calling context i is Cube call path i for every
 # sample, the busy leaves are there, the interrupt generator's period is 1 ms. Without
 # sampling the trace has no calling contexts at all; instrumented + sampled, the Enter
 # events still equal the visits. An MPI job (busy_ring.c, 2 ranks): the trace stays valid,
 # all 20 sends matched, samples on both ranks under main/compute/spin.
 . "$HP_SRCDIR/test/integration/lib.sh"
-plan 22
+plan 25
 OTF2CHECK="$PY $HP_SRCDIR/test/tools/otf2check.py --allow-hybrid-samples --strict"
 SAMPLES="$PY $HP_SRCDIR/test/tools/trace_samples.py"
 
@@ -45,6 +46,18 @@ check "samples in main/outer/spin_deep and main/spin_shallow" sh -c \
 check "one interrupt generator: time, period 1000000 x 10^-9 s" sh -c \
     "otf2-print -G exp/traces.otf2 | grep '^INTERRUPT_GENERATOR' |
      grep 'Mode: TIME' | grep 'Base: DECIMAL' | grep 'Exponent: -9' | grep -q 'Period: 1000000'"
+
+# A full buffer: the signal handler does not flush, and busy_paths.c has no events that
+# would; the samples that do not fit are counted, never half-written.
+HP_TOTAL_MEMORY=512K HP_ENABLE_TRACING=true HP_SAMPLING_FREQUENCY=20000 \
+    HP_EXPERIMENT_DIRECTORY=full ./busy 1500 > /dev/null 2> full.err
+lost=$(sed -n 's/^  - \([0-9]*\) samples are not in the trace.*/\1/p' full/summary.txt)
+n=$(otf2-print full/traces.otf2 | grep -c '^CALLING_CONTEXT_SAMPLE')
+check "full buffer: samples left out, said in summary.txt and on stderr" sh -c \
+    "[ '${lost:-0}' -gt 0 ] && grep -q 'samples are not in the trace' full.err"
+check_eq "full buffer: samples in the trace + left out = samples charged" \
+    "$(charged full/summary.txt)" "$((n + ${lost:-0}))"
+check "full buffer: otf2check.py passes" $OTF2CHECK full/traces.otf2
 
 HP_ENABLE_TRACING=true HP_SAMPLING_FREQUENCY=0 HP_EXPERIMENT_DIRECTORY=nosamp \
     check "run with tracing, sampling off" ./busy 100

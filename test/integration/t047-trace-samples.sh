@@ -1,18 +1,19 @@
 #!/bin/sh
 # Samples in traces (issue 15, part 1): with HP_ENABLE_TRACING=true and sampling on, every
-# sample that reached the call tree is an OTF2 CallingContextSample. busy_paths.c (serial,
-# --nocompiler: paths learned by sampling only) spends its time in main/outer/spin_deep
-# and main/spin_shallow. Checked: otf2check.py passes without warnings
-# (--allow-hybrid-samples, --strict), the samples in the trace are exactly the samples
-# the profile counts (added + failed), their number is plausible for 400 ms at 1 kHz
-# (wide bounds: not a timing test); with a full buffer the samples left out are counted
-# (trace + left out = charged); calling context i is Cube call path i for every
-# sample, the busy leaves are there, the interrupt generator's period is 1 ms. Without
-# sampling the trace has no calling contexts at all; instrumented + sampled, the Enter
-# events still equal the visits. An MPI job (busy_ring.c, 2 ranks): the trace stays valid,
-# all 20 sends matched, samples on both ranks under main/compute/spin.
+# sample that reached the call tree is an OTF2 CallingContextSample. busy_paths.c
+# (--nocompiler: paths learned by sampling only) spends its time in
+# main/rounds/outer/spin_deep and main/rounds/spin_shallow. Checked: otf2check.py passes
+# without warnings (--allow-hybrid-samples, --strict); the samples in the trace are
+# exactly the samples the profile charged (added + failed); their number is plausible for
+# 400 ms at 1 kHz (wide bounds: not a timing test); calling context i is Cube call path i
+# for every sample; the busy leaves are there; the interrupt generator's period is 1 ms.
+# With 3 threads every thread's location has its samples. With a full buffer the samples
+# left out are counted (trace + left out = charged). Without sampling the trace has no
+# calling contexts at all; instrumented + sampled, the Enter events still equal the
+# visits. An MPI job (busy_ring.c, 2 ranks): the trace stays valid, all 20 sends matched,
+# samples on both ranks under main/compute/spin.
 . "$HP_SRCDIR/test/integration/lib.sh"
-plan 25
+plan 31
 OTF2CHECK="$PY $HP_SRCDIR/test/tools/otf2check.py --allow-hybrid-samples --strict"
 SAMPLES="$PY $HP_SRCDIR/test/tools/trace_samples.py"
 
@@ -40,12 +41,25 @@ check_eq "samples in the trace = samples charged in the profile" "$(charged exp/
 check "between 40 and 600 samples for 400 ms at 1 kHz (got $n)" test "$n" -ge 40 -a "$n" -le 600
 check "every sample's calling context is the Cube call path of the same id" \
     contexts_are_cube_paths exp
-check "samples in main/outer/spin_deep and main/spin_shallow" sh -c \
-    "cut -f3 exp.samples | grep -qx 'busy/main/outer/spin_deep' &&
-     cut -f3 exp.samples | grep -qx 'busy/main/spin_shallow'"
+check "samples in main/rounds/outer/spin_deep and main/rounds/spin_shallow" sh -c \
+    "cut -f3 exp.samples | grep -qx 'busy/main/rounds/outer/spin_deep' &&
+     cut -f3 exp.samples | grep -qx 'busy/main/rounds/spin_shallow'"
 check "one interrupt generator: time, period 1000000 x 10^-9 s" sh -c \
     "otf2-print -G exp/traces.otf2 | grep '^INTERRUPT_GENERATOR' |
      grep 'Mode: TIME' | grep 'Base: DECIMAL' | grep 'Exponent: -9' | grep -q 'Period: 1000000'"
+
+# Threads: main and two pthreads run the same rounds at once, each sampled on its own
+# location.
+check "build busy_paths.c with --nocompiler -pthread" \
+    hp-instrument --nocompiler gcc -O1 -g -pthread -o busy-thr "$PROGRAMS/sampling/busy_paths.c"
+HP_ENABLE_TRACING=true HP_SAMPLING_FREQUENCY=1000 HP_EXPERIMENT_DIRECTORY=thr \
+    check "3 threads with tracing and sampling" ./busy-thr 300 3
+check "threads: otf2check.py passes, no warnings" $OTF2CHECK thr/traces.otf2
+check "threads: every sample on the Cube call path of its context" contexts_are_cube_paths thr
+check_eq "threads: samples in rounds/outer/spin_deep on all 3 locations" "0 1 2" \
+    "$(awk -F'\t' '$3 ~ /rounds\/outer\/spin_deep$/ { print $1 }' thr.samples | sort -u | tr '\n' ' ' | sed 's/ $//')"
+check_eq "threads: samples in the trace = samples charged" "$(charged thr/summary.txt)" \
+    "$(wc -l < thr.samples)"
 
 # A full buffer: the signal handler does not flush, and busy_paths.c has no events that
 # would; the samples that do not fit are counted, never half-written.
@@ -75,10 +89,11 @@ HP_FILTERING_FILE=busy.filt HP_ENABLE_TRACING=true HP_SAMPLING_FREQUENCY=1000 \
 check "hybrid: otf2check.py passes, no warnings" $OTF2CHECK hy/traces.otf2
 # the instrumented functions (now_ms is filtered; what sampling found below has lower
 # bounds of visits in the profile and no Enter events)
-instrumented='^(busy-in|main|outer|spin_deep|spin_shallow) '
+instrumented='^(busy-in|main|rounds|outer|spin_deep|spin_shallow) '
 expected_enters="busy-in 0 1
 main 0 1
 outer 0 4
+rounds 0 1
 spin_deep 0 4
 spin_shallow 0 4"
 check_eq "hybrid: Enter events of the instrumented functions" "$expected_enters" \

@@ -1,7 +1,10 @@
-/* A serial program with a known, busy call structure for samples in traces: main calls
- * outer() which calls spin_deep() (about 60% of the time) and spin_shallow() directly
- * from main (about 40%). No instrumentation is needed: built with --nocompiler, every
- * path below main is learned by sampling. Argument: milliseconds to run (default 400). */
+/* A program with a known, busy call structure for samples in traces: rounds() calls
+ * outer() which calls spin_deep() (about 60% of the time), and spin_shallow() directly
+ * (about 40%). No instrumentation is needed: built with --nocompiler, every path below
+ * main is learned by sampling. Arguments: milliseconds to run (default 400), threads
+ * (default 1: main alone; n > 1: main and n - 1 pthreads run rounds() at once; build
+ * with -pthread). */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -39,15 +42,33 @@ __attribute__((noinline)) void spin_shallow(double until)
     sink = x;
 }
 
-int main(int argc, char **argv)
+static double run_ms;
+
+__attribute__((noinline)) void *rounds(void *arg)
 {
-    double ms = argc > 1 ? atof(argv[1]) : 400;
+    (void)arg;
     double start = now_ms();
     for (int round = 0; round < 4; round++) {
-        double slice = ms / 4;
+        double slice = run_ms / 4;
         outer(start + round * slice + 0.6 * slice);
         spin_shallow(start + (round + 1) * slice);
     }
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    run_ms = argc > 1 ? atof(argv[1]) : 400;
+    int threads = argc > 2 ? atoi(argv[2]) : 1;
+    pthread_t th[16];
+    if (threads < 1 || threads > 16)
+        threads = 1;
+    double start = now_ms();
+    for (int t = 1; t < threads; t++)
+        pthread_create(&th[t], NULL, rounds, NULL);
+    rounds(NULL);
+    for (int t = 1; t < threads; t++)
+        pthread_join(th[t], NULL);
     printf("done %.0f ms\n", now_ms() - start);
     return 0;
 }

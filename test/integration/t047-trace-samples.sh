@@ -39,7 +39,7 @@ HP_ENABLE_TRACING=true HP_SAMPLING_FREQUENCY=1000 HP_EXPERIMENT_DIRECTORY=exp \
 check "otf2check.py passes, no warnings" $OTF2CHECK exp/traces.otf2
 n=$(otf2-print exp/traces.otf2 | grep -c '^CALLING_CONTEXT_SAMPLE')
 check_eq "samples in the trace = samples charged in the profile" "$(charged exp/summary.txt)" "$n"
-check "between 40 and 600 samples for 400 ms at 1 kHz (got $n)" test "$n" -ge 40 -a "$n" -le 600
+check "between 20 and 600 samples for 400 ms at 1 kHz (got $n)" test "$n" -ge 20 -a "$n" -le 600
 check "every sample's calling context is the Cube call path of the same id" \
     contexts_are_cube_paths exp
 check "samples in main/rounds/outer/spin_deep and main/rounds/spin_shallow" sh -c \
@@ -63,9 +63,11 @@ check_eq "threads: samples in the trace = samples charged" "$(charged thr/summar
     "$(wc -l < thr.samples)"
 
 # A full buffer: the signal handler does not flush, and busy_paths.c has no events that
-# would; the samples that do not fit are counted, never half-written.
-HP_TOTAL_MEMORY=512K HP_ENABLE_TRACING=true HP_SAMPLING_FREQUENCY=20000 \
-    HP_EXPERIMENT_DIRECTORY=full ./busy 1500 > /dev/null 2> full.err
+# would; the samples that do not fit are counted, never half-written. The smallest budget
+# holds 1000-2000 samples; 3 s at 20 kHz overflow it even on a loaded machine (4% of the
+# nominal 60000 samples suffice).
+HP_TOTAL_MEMORY=256K HP_ENABLE_TRACING=true HP_SAMPLING_FREQUENCY=20000 \
+    HP_EXPERIMENT_DIRECTORY=full ./busy 3000 > /dev/null 2> full.err
 lost=$(sed -n 's/^  - \([0-9]*\) samples are not in the trace.*/\1/p' full/summary.txt)
 n=$(otf2-print full/traces.otf2 | grep -c '^CALLING_CONTEXT_SAMPLE')
 check "full buffer: samples left out, said in summary.txt and on stderr" sh -c \

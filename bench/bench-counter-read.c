@@ -1,7 +1,7 @@
 /*
  * The cost of one counter read alone (`make bench`, run-counters-bench.sh; see
  * doc/counters.md): a perf group of 1 and of 4 software events read with one read()
- * (PERF_FORMAT_GROUP, as measurement/metrics.c does), one getrusage(RUSAGE_THREAD), and
+ * (PERF_FORMAT_GROUP, as measurement/core/metrics.c does), one getrusage(RUSAGE_THREAD), and
  * for scale the cheapest system call there is (getppid).
  *
  * Usage: bench-counter-read [N]   (default 1000000 reads each). Prints

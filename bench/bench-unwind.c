@@ -25,9 +25,9 @@
 #include <time.h>
 
 #include "bench.h"
-#include "memory.h"
-#include "timer.h"
-#include "unwind.h"
+#include "measurement/core/memory.h"
+#include "measurement/core/timer.h"
+#include "measurement/sampling/unwind.h"
 
 enum { MAX_FRAMES = 512, BACKTRACE_MAX = 600 };
 

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "cube_reader.h"
-#include "measurement/summary.h"
+#include "profile/summary.h"
 
 static const char separator[] = "\n--8<--\n";
 

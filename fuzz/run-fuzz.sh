@@ -10,11 +10,10 @@ seconds=${3:-300}
 mkdir -p "$work/corpus"
 CC=${FUZZ_CC:-clang}
 $CC -g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
-    -I"$src" -I"$src/measurement" -I"$src/tools" \
+    -I"$src" -I"$src/tools" \
     -o "$work/fuzz_cube_reader" "$src/fuzz/fuzz_cube_reader.c" \
     "$src/tools/cube_reader.c" "$src/tools/cube_anchor.c" \
-    "$src/measurement/summary.c" "$src/measurement/summary_sampling.c" \
-    "$src/measurement/table.c" \
+    "$src"/profile/*.c \
     $(pkg-config --cflags --libs libarchive expat) -lm
 /usr/bin/python3 "$src/fuzz/make-seeds.py" "$src/test/data/cube" "$work/seeds"
 cd "$work"

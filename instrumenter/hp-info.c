@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "measurement/config.h"
-#include "measurement/metrics.h"
+#include "measurement/core/config.h"
+#include "measurement/core/metrics.h"
 
 #ifndef HP_VERSION
 #define HP_VERSION "unknown"

@@ -940,7 +940,7 @@ static void put_regions(global_defs *d)
     }
 }
 
-/* The counters (measurement/metrics.h): the profile's inclusive integer metrics, in the
+/* The counters (measurement/core/metrics.h): the profile's inclusive integer metrics, in the
  * order of the events' counter index; one metric member and class each, recorded per
  * thread at every Enter and Leave, accumulated since the thread began. */
 static void put_metrics(global_defs *d)

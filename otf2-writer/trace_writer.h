@@ -21,10 +21,10 @@
 #include <otf2/OTF2_Archive.h>
 #include <otf2/OTF2_Callbacks.h>
 
-#include "measurement/profile.h"
-#include "measurement/trace_buffer.h"
+#include "profile/profile.h"
+#include "measurement/core/trace_buffer.h"
 
-/* Events (hp_trace_event, measurement/trace_buffer.h) come with time in timer ticks of
+/* Events (hp_trace_event, measurement/core/trace_buffer.h) come with time in timer ticks of
  * the writing process (mapped with the clock below) and region = a *global* region id
  * (index into the global regions). */
 

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "measurement/profile.h"
+#include "profile/profile.h"
 
 /* Element kinds this parser acts on; everything else is EL_OTHER. */
 typedef enum el_kind {
@@ -270,7 +270,7 @@ static int is_text_tag(const char *name)
     return 0;
 }
 
-/* hpmeasure's own attributes (measurement/cube_writer.h) are kept; others are skipped. */
+/* hpmeasure's own attributes (profile/cube_writer.h) are kept; others are skipped. */
 static void keep_hp_attribute(parser_state *s, const XML_Char **atts)
 {
     const char *key = attr(atts, "key"), *value = attr(atts, "value");

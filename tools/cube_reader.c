@@ -873,7 +873,7 @@ static void fill_profile(const reader *r, hp_profile *p)
     };
 }
 
-/* hpmeasure's instrumentation note, when the file has one (measurement/profile.h). A
+/* hpmeasure's instrumentation note, when the file has one (profile/profile.h). A
  * malformed note is ignored: it is a comment on the data, not data. */
 static void read_instrumentation(const reader *r, hp_profile *p)
 {

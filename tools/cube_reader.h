@@ -1,6 +1,6 @@
 /*
  * Reading Cube4 (.cubex) profiles, ours and Score-P's, into the profile model of
- * measurement/profile.h, so that every report (hp-report, summary.txt) is one
+ * profile/profile.h, so that every report (hp-report, summary.txt) is one
  * implementation working on one model.
  *
  * The reader follows doc/formats/CUBE4-OTF2.md: tar members through libarchive,
@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "measurement/profile.h"
+#include "profile/profile.h"
 
 /* What the file says about one metric of profile.metrics (same index). */
 typedef struct hp_cube_metric_info {

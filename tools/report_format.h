@@ -1,5 +1,5 @@
 /*
- * Report tables (measurement/table.h) for scripts: CSV and JSON. The text form lives
+ * Report tables (profile/table.h) for scripts: CSV and JSON. The text form lives
  * with the tables themselves, because summary.txt needs it inside the measurement core.
  */
 #ifndef HP_TOOLS_REPORT_FORMAT_H
@@ -7,8 +7,8 @@
 
 #include <stdio.h>
 
-#include "measurement/profile.h"
-#include "measurement/table.h"
+#include "profile/profile.h"
+#include "profile/table.h"
 
 /* The forms a report can take (--format). */
 typedef enum hp_report_format { HP_FORMAT_TEXT, HP_FORMAT_CSV, HP_FORMAT_JSON } hp_report_format;

@@ -17,8 +17,8 @@
 #include <sys/stat.h>
 
 #include "cube_reader.h"
-#include "measurement/cube_writer.h"
-#include "measurement/profile_merge.h"
+#include "profile/cube_writer.h"
+#include "profile/profile_merge.h"
 #include "report.h"
 
 enum { EXIT_WORK_FAILED = 1, EXIT_BAD_INPUT = 2 };

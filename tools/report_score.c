@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "cube_reader.h"
-#include "measurement/summary.h"
+#include "profile/summary.h"
 #include "report.h"
 
 enum { EXIT_WORK_FAILED = 1, EXIT_BAD_INPUT = 2 };

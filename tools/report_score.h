@@ -2,7 +2,7 @@
  * The score of a profile (hp-report score): what every region and region type costs in
  * visits, time, estimated trace bytes and measurement memory, and which regions a
  * filter should leave out. The computations work on the unified profile model
- * (measurement/profile.h) only, so that they can be tested on hand-built profiles; the
+ * (profile/profile.h) only, so that they can be tested on hand-built profiles; the
  * HTML report uses the region types, too.
  *
  * Region types (as in scorep-score): MPI = paradigm "mpi"; OMP = paradigm "openmp";
@@ -23,7 +23,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "measurement/profile.h"
+#include "profile/profile.h"
 
 /* The OTF2 issue's target for an Enter or Leave event on disk (timestamps as deltas);
  * OTF2 buffers events in memory in the same encoding, so it also sizes the buffer. */
@@ -31,7 +31,7 @@
 #define HP_SCORE_MESSAGE_EVENT_BYTES 16u    /* MpiSend/MpiRecv/MpiIsend/...: peer, comm, tag, length */
 #define HP_SCORE_COLLECTIVE_EVENT_BYTES 12u /* MpiCollectiveBegin or MpiCollectiveEnd */
 
-/* Profile memory, from measurement/cct.h and memory.h: a call-tree node (112 bytes in
+/* Profile memory, from measurement/core/cct.h and memory.h: a call-tree node (112 bytes in
  * the arena) plus its share of the hash table; two pages per location (arena, shadow
  * stack); a region's definition and names; fixed tables of the registry. */
 #define HP_SCORE_CNODE_BYTES 144u

@@ -7,7 +7,7 @@
 
 #include <stdio.h>
 
-#include "measurement/table.h"
+#include "profile/table.h"
 
 enum hp_site_column {
     HP_SITE_COL_PERIOD,

@@ -1,7 +1,7 @@
 /*
  * hp-report's default subcommand: the flat profile, the call tree and, when the profile
  * has MPI regions, the MPI tables, for one metric and optionally one rank, as text (the
- * same tables and layout as summary.txt, measurement/summary.c), CSV or JSON.
+ * same tables and layout as summary.txt, profile/summary.c), CSV or JSON.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cube_reader.h"
-#include "measurement/summary.h"
+#include "profile/summary.h"
 #include "report.h"
 #include "report_format.h"
 

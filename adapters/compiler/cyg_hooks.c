@@ -10,9 +10,10 @@
 #include <errno.h>
 #include <stdint.h>
 
-#include "measurement/event.h"
-#include "measurement/location.h"
-#include "measurement/region.h"
+#include "measurement/core/event.h"
+#include "measurement/core/location.h"
+#include "measurement/runtime/thread_attach.h"
+#include "measurement/core/region.h"
 #include "util/compiler.h"
 
 HP_API void __cyg_profile_func_enter(void *fn, void *call_site);

@@ -11,14 +11,15 @@
  */
 #include <errno.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "adapters/compiler/plugin_abi.h"
-#include "measurement/overhead.h"
-#include "measurement/event.h"
-#include "measurement/location.h"
-#include "measurement/region.h"
+#include "measurement/core/overhead.h"
+#include "measurement/core/event.h"
+#include "measurement/core/location.h"
+#include "measurement/runtime/thread_attach.h"
+#include "measurement/core/region.h"
 #include "util/compiler.h"
+#include "util/log.h"
 
 HP_API int __hp_plugin_enter(uintptr_t *desc);
 HP_API void __hp_plugin_exit(uintptr_t *desc);
@@ -39,10 +40,8 @@ static inline void desc_store(uintptr_t *desc, int word, uintptr_t value)
 static HP_COLD hp_region *describe(hp_location *loc, uintptr_t *desc)
 {
     if (desc[HP_DESC_VERSION] != HP_PLUGIN_ABI_VERSION) {
-        static _Atomic int said;
-        if (atomic_exchange(&said, 1) == 0)
-            fprintf(stderr, "[hpmeasure] code built by another version of the GCC plug-in "
-                            "is not measured; rebuild it with this hp-instrument\n");
+        hp_warn_once("code built by another version of the GCC plug-in is not measured; "
+                     "rebuild it with this hp-instrument");
         desc_store(desc, HP_DESC_OFF, HP_DESC_OFF_REFUSED);
         return NULL;
     }

@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "measurement/config.h"
-#include "measurement/memory.h"
+#include "measurement/core/config.h"
+#include "measurement/core/memory.h"
 #include "measurement/finalize/tree.h"
 #include "mpi_transport.h"
 

@@ -19,13 +19,14 @@
 #include "adapters/mpi/mpi_adapter.h"
 #include "adapters/mpi/mpi_comms.h"
 #include "adapters/mpi/mpi_plugins.h"
-#include "measurement/config.h"
-#include "measurement/event.h"
-#include "measurement/location.h"
-#include "measurement/memory.h"
-#include "measurement/region.h"
-#include "measurement/runtime.h"
-#include "measurement/sampling.h"
+#include "measurement/core/config.h"
+#include "measurement/core/event.h"
+#include "measurement/core/location.h"
+#include "measurement/runtime/thread_attach.h"
+#include "measurement/core/memory.h"
+#include "measurement/core/region.h"
+#include "measurement/runtime/runtime.h"
+#include "measurement/sampling/sampling.h"
 #include "util/compiler.h"
 
 static _Atomic(hp_region *) *mpi_regions; /* one per function, NULL until first use */
@@ -96,7 +97,7 @@ int hp_mpi_enter(hp_mpi_frame *f, unsigned fn)
     hp_event_enter(loc, r, (uintptr_t)r);
     if (unlikely(f->path_anchor != NULL) && loc->metrics != NULL && loc->current != NULL &&
         loc->current != leaf) { /* entered with a node: the counters were read */
-        hp_sampling_path_counters(leaf, f->path_anchor, loc->metrics->last, loc->metrics->n,
+        hp_cct_path_counters(leaf, f->path_anchor, loc->metrics->last, loc->metrics->n,
                                   -1);
         f->path_counters = 1;
     }
@@ -238,9 +239,9 @@ static inline void leave_mpi_region(hp_location *loc, const hp_mpi_frame *f, uin
     }
     loc->mpi_ticks += ticks;
     if (unlikely(f->path_anchor != NULL)) { /* the unwound path below the anchor */
-        hp_sampling_path_add(loc->current, f->path_anchor, ticks);
+        hp_cct_path_add(loc->current, f->path_anchor, ticks);
         if (f->path_counters)
-            hp_sampling_path_counters(loc->current, f->path_anchor, loc->metrics->last,
+            hp_cct_path_counters(loc->current, f->path_anchor, loc->metrics->last,
                                       loc->metrics->n, 1);
         loc->current = f->path_anchor;
     }

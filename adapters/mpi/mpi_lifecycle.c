@@ -8,19 +8,19 @@
  * that transport. Every rank takes part in these collectives, measuring or not.
  */
 #include <stdbool.h>
-#include <stdio.h>
 #include <stdlib.h>
 
 #include "adapters/mpi/mpi_adapter.h"
 #include "adapters/mpi/mpi_plugins.h"
 #include "adapters/mpi/mpi_trace.h"
 #include "adapters/mpi/mpi_transport.h"
-#include "measurement/config.h"
-#include "measurement/experiment.h"
+#include "measurement/core/config.h"
+#include "measurement/finalize/experiment.h"
 #include "measurement/finalize/finalize.h"
-#include "measurement/runtime.h"
-#include "measurement/sampling.h"
-#include "measurement/signals.h"
+#include "measurement/runtime/runtime.h"
+#include "measurement/sampling/sampling.h"
+#include "measurement/runtime/signals.h"
+#include "util/log.h"
 
 enum { DIRECTORY_SIZE = 4096 };
 
@@ -93,7 +93,7 @@ void hp_mpi_before_abort(int errorcode)
 {
     if (!hp_runtime_mpi_active() || !hp_runtime_stop())
         return;
-    fprintf(stderr, "hpmeasure: rank %d calls MPI_Abort(%d); writing its own "
-                    "profile-rank%d.cubex\n", world_rank, errorcode, world_rank);
+    hp_warn("rank %d calls MPI_Abort(%d); writing its own "
+            "profile-rank%d.cubex", world_rank, errorcode, world_rank);
     hp_experiment_write_rank(world_rank);
 }

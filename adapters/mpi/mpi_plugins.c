@@ -20,9 +20,10 @@
 #include "adapters/mpi/mpi_functions.h"
 #include "adapters/mpi/mpi_plugins.h"
 #include "include/hp/plugin.h"
-#include "measurement/config.h"
-#include "measurement/location.h"
-#include "measurement/timer.h"
+#include "measurement/core/config.h"
+#include "measurement/core/location.h"
+#include "measurement/core/timer.h"
+#include "util/log.h"
 
 enum { MAX_PLUGINS = 16, PATH_SIZE = 1024 };
 
@@ -53,8 +54,8 @@ static int select_function(const char *name)
 /* Says what went wrong with the plug-in at path (rank 0, or every rank when verbose). */
 static void report(const char *path, const char *problem, const char *detail)
 {
-    if (my_rank == 0 || hp_cfg.verbose > 0)
-        fprintf(stderr, "hpmeasure: HP_PLUGINS: plug-in '%s' %s%s%s; going on without it\n",
+    if (my_rank == 0 || hp_log_enabled(HP_LOG_INFO))
+        hp_warn("HP_PLUGINS: plug-in '%s' %s%s%s; going on without it",
                 path, problem, detail != NULL ? ": " : "", detail != NULL ? detail : "");
 }
 
@@ -101,8 +102,7 @@ void hp__mpi_plugins_load(int rank, int size)
         return;
     if (getauxval(AT_SECURE)) {
         if (rank == 0)
-            fprintf(stderr, "hpmeasure: HP_PLUGINS is ignored in set-user-ID and set-group-ID "
-                            "programs\n");
+            hp_warn("HP_PLUGINS is ignored in set-user-ID and set-group-ID programs");
         return;
     }
     hp_plugin_host host = { HP_PLUGIN_API_VERSION, rank, size, select_function };

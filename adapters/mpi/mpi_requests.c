@@ -21,6 +21,7 @@
 
 #include "mpi_bytes.h"
 #include "mpi_requests.h"
+#include "util/next_symbol.h"
 
 enum {
     HP_MPI_REQ_SLOTS = 1 << 14, /* power of two */
@@ -427,26 +428,19 @@ void hp_mpi_req_complete_some(hp_mpi_frame *f, const hp_mpi_reqs *r, int outcoun
             hp_mpi_req_complete(f, r->req[indices[i]], &statuses[i]);
 }
 
+/* The PMPI_ name of an MPI function, for an MPI library whose MPI_ name comes first. */
+static void *profiling_name(const char *name)
+{
+    char pname[128];
+    snprintf(pname, sizeof pname, "P%s", name);
+    return dlsym(RTLD_DEFAULT, pname);
+}
+
 void *hp_mpi_next_symbol(void **slot, const char *name)
 {
-    void *p = __atomic_load_n(slot, __ATOMIC_RELAXED);
-    if (p)
-        return p;
-    p = dlsym(RTLD_NEXT, name);
-    if (p == NULL) {
-        char pname[128];
-        snprintf(pname, sizeof pname, "P%s", name);
-        p = dlsym(RTLD_DEFAULT, pname);
-    }
-    if (p == NULL) {
-        static const char msg[] = "hpmeasure: cannot find the MPI library's ";
-        ssize_t rc = write(2, msg, sizeof msg - 1);
-        rc = write(2, name, strlen(name));
-        rc = write(2, "\n", 1);
-        (void)rc;
+    void *p = hp_next_symbol(slot, name, profiling_name);
+    if (p == NULL) /* the call cannot be made: the program would compute something else */
         abort();
-    }
-    __atomic_store_n(slot, p, __ATOMIC_RELAXED);
     return p;
 }
 

@@ -90,8 +90,8 @@ void hp_mpi_req_complete_some(hp_mpi_frame *f, const hp_mpi_reqs *r, int outcoun
                               const int indices[], const MPI_Status *statuses);
 
 /* Preload mode (HP_MPI_PRELOAD): the next definition of an MPI function after ours,
- * dlsym(RTLD_NEXT, name) at first use, cached in *slot (no locks: a race resolves twice
- * to the same address). Falls back to "P" name; aborts with a message if neither exists. */
+ * hp_next_symbol (util/next_symbol.h) cached in *slot, falling back to the "P" name;
+ * aborts after the message when neither exists. */
 void *hp_mpi_next_symbol(void **slot, const char *name);
 
 /* For tests: drop every entry. */

@@ -21,11 +21,12 @@
 #include "adapters/mpi/mpi_comms.h"
 #include "adapters/mpi/mpi_trace.h"
 #include "adapters/mpi/mpi_transport.h"
-#include "measurement/config.h"
-#include "measurement/location.h"
-#include "measurement/region.h"
-#include "measurement/timer.h"
-#include "measurement/trace_output.h"
+#include "measurement/core/config.h"
+#include "measurement/core/location.h"
+#include "measurement/core/region.h"
+#include "measurement/core/timer.h"
+#include "measurement/finalize/trace_output.h"
+#include "util/log.h"
 
 /* A region's identity as one string, the same on every rank. */
 static size_t region_key(char *out, size_t size, const char *name, const char *mangled,
@@ -196,9 +197,9 @@ static void write_archive(hp_trace_writer *w, const hp_profile *merged, MPI_Comm
     if (rank == 0 && (all == NULL ||
                       hp_trace_writer_global_defs(w, merged, all, 1e9, global_span[0],
                                                   global_span[1], err, sizeof(err)) < 0))
-        fprintf(stderr, "hpmeasure: trace: %s\n", all == NULL ? "out of memory" : err);
+        hp_error("trace: %s", all == NULL ? "out of memory" : err);
     if (hp_trace_writer_close(w, err, sizeof(err)) < 0)
-        fprintf(stderr, "hpmeasure: rank %d: trace: %s\n", rank, err);
+        hp_error("rank %d: trace: %s", rank, err);
     free(all);
     free(mine);
     free(cnodes);
@@ -235,7 +236,7 @@ static hp_trace_writer *open_archive(const char *directory, MPI_Comm comm, int r
     hp_trace_collectives coll = { install_mpi_collectives, agree_on_open, &c };
     hp_trace_writer *w = hp_trace_writer_open(directory, rank, &coll, err, sizeof(err));
     if (w == NULL && (c.first_failed == rank || c.first_failed == INT_MAX))
-        fprintf(stderr, "hpmeasure: rank %d: trace not written: %s\n", rank, err);
+        hp_error("rank %d: trace not written: %s", rank, err);
     return w;
 }
 
@@ -248,19 +249,19 @@ static void write_trace(const char *directory, const hp_profile *merged, MPI_Com
     uint32_t ncomms = 0, *comm_map = NULL, ncomm_map = 0;
     if (hp_mpi_comms_unify(comm, rank, &comms, &ncomms, &comm_map, &ncomm_map) < 0 &&
         rank == 0)
-        fprintf(stderr, "hpmeasure: trace: out of memory unifying the communicators; events "
-                        "on communicators the program created are left out\n");
+        hp_warn("trace: out of memory unifying the communicators; events "
+                "on communicators the program created are left out");
     if (hp_mpi_comms_lost() > 0)
-        fprintf(stderr, "hpmeasure: rank %d: trace: %llu communicators were not recorded "
-                        "(registry full); their events are left out\n", rank,
+        hp_warn("rank %d: trace: %llu communicators were not recorded "
+                "(registry full); their events are left out", rank,
                 (unsigned long long)hp_mpi_comms_lost());
     int ok = map != NULL && directory[0] != '\0', all_ok = 0;
     PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
     hp_trace_writer *w = NULL;
     if (!all_ok) {
         if (rank == 0)
-            fprintf(stderr, "hpmeasure: trace not written (no experiment directory or out "
-                            "of memory on some rank)\n");
+            hp_error("trace not written (no experiment directory or out "
+                     "of memory on some rank)");
     } else {
         w = open_archive(directory, comm, rank);
     }

@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "measurement/finalize/transport.h"
-#include "measurement/profile.h"
+#include "profile/profile.h"
 
 /* Collective over the MPI transport (mpi_transport.h), after MPI_Init when the
  * configuration asks for a trace (the same on every rank): measures this rank's clock

@@ -12,8 +12,8 @@
 #include "adapters/mpi/mpi_adapter.h"
 #include "adapters/mpi/mpi_comms.h"
 #include "adapters/mpi/mpi_requests.h"
-#include "measurement/location.h"
-#include "measurement/timer.h"
+#include "measurement/core/location.h"
+#include "measurement/core/timer.h"
 
 #include <otf2/OTF2_GeneralDefinitions.h>
 

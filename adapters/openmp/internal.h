@@ -9,9 +9,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "measurement/cct.h"
-#include "measurement/location.h"
-#include "measurement/region.h"
+#include "measurement/core/cct.h"
+#include "measurement/core/location.h"
+#include "measurement/runtime/thread_attach.h"
+#include "measurement/core/region.h"
 #include "util/compiler.h"
 
 typedef enum hp_omp_kind {
@@ -45,8 +46,8 @@ static inline hp_location *hp__omp_location(void)
     return loc;
 }
 
-/* The next definition of name (libgomp's), looked up once and kept in *cache; NULL when
- * there is none. */
+/* The next definition of name (libgomp's, dlopen'ed when the program's link dropped it),
+ * hp_next_symbol kept in *cache; NULL (said once) when there is none. */
 void *hp__omp_next(void **cache, const char *name);
 
 /* Declares `real`, the next definition of the function name of type `type`. */

@@ -32,8 +32,9 @@
 #include <stdbool.h>
 
 #include "adapters/openmp/internal.h"
-#include "measurement/event.h"
+#include "measurement/core/event.h"
 #include "util/compiler.h"
+#include "util/next_symbol.h"
 
 typedef void (*outlined_fn)(void *);
 
@@ -70,14 +71,7 @@ static HP_COLD void *from_libgomp(const char *name)
 
 void *hp__omp_next(void **cache, const char *name)
 {
-    void *f = __atomic_load_n(cache, __ATOMIC_RELAXED);
-    if (f == NULL) {
-        f = dlsym(RTLD_NEXT, name);
-        if (f == NULL)
-            f = from_libgomp(name);
-        __atomic_store_n(cache, f, __ATOMIC_RELAXED);
-    }
-    return f;
+    return hp_next_symbol(cache, name, from_libgomp);
 }
 
 /* Pushes a frame of r; a frame without a visit stands for a call path entered on

@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "adapters/openmp/internal.h"
-#include "measurement/event.h"
+#include "measurement/core/event.h"
 
 typedef void (*task_fn)(void *);
 typedef void (*copy_fn)(void *, void *);

@@ -5,7 +5,7 @@
  * counters (no PMU, e.g. in a VM), a name PAPI knows is "unavailable", with the reason
  * PAPI's perf_event component gives, and the run continues without it.
  */
-#include "metrics.h"
+#include "measurement/core/metrics.h"
 
 #include <papi.h>
 #include <pthread.h>

@@ -2,7 +2,7 @@
  * HP_METRIC_PAPI in a build without libpapi (configure found no libpapi-dev): every name
  * is unavailable, with that reason, so the run continues with the other sources.
  */
-#include "metrics.h"
+#include "measurement/core/metrics.h"
 
 static int none_resolve(const char *name, hp_metric_info *info, char *why, size_t whylen)
 {

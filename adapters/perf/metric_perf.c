@@ -12,7 +12,7 @@
  * only happen there); where kernel.perf_event_paranoid forbids it, user space only
  * (exclude_kernel), and a counter that then cannot count anything says so at start-up.
  */
-#include "metrics.h"
+#include "measurement/core/metrics.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>

@@ -4,7 +4,7 @@
  * these are recorded only when asked for. Times are counted in microseconds; ru_maxrss is
  * a high-water mark, so its value per call path is how much the peak grew there.
  */
-#include "metrics.h"
+#include "measurement/core/metrics.h"
 
 #include <errno.h>
 #include <string.h>

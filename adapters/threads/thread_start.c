@@ -1,20 +1,21 @@
 /*
  * pthread_create, wrapped: the new thread learns its start routine before its first
  * event, so that it takes over a free location of the same kind of thread
- * (HP_THREAD_LOCATIONS=reuse, measurement/location.c). A program without function
+ * (HP_THREAD_LOCATIONS=reuse, measurement/core/location.c). A program without function
  * hooks (hp-run, --nocompiler) gives its threads no events: with sampling on, the new
  * thread also creates its location (and timer) before running the start routine.
  * Threads that the MPI library starts inside a measured MPI call (progress threads) are
  * left alone.
  */
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "measurement/location.h"
-#include "measurement/sampling.h"
+#include "measurement/core/location.h"
+#include "measurement/runtime/thread_attach.h"
+#include "measurement/sampling/sampling.h"
 #include "util/compiler.h"
+#include "util/next_symbol.h"
 
 typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 
@@ -36,9 +37,7 @@ static void *start_measured(void *p)
 HP_API int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
                           void *(*routine)(void *), void *arg)
 {
-    static create_fn real_create;
-    if (real_create == NULL)
-        real_create = (create_fn)dlsym(RTLD_NEXT, "pthread_create");
+    HP_NEXT_SYMBOL(create_fn, real_create, pthread_create);
     hp_location *self = hp__tls_location;
     if (self != NULL && self->in_mpi)
         return real_create(thread, attr, routine, arg); /* threads of MPI itself: not ours */

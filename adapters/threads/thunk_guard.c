@@ -1,5 +1,5 @@
 /*
- * Guards of the thunk stack (measurement/thunks.h): every way a program unwinds its own
+ * Guards of the thunk stack (measurement/sampling/thunks.h): every way a program unwinds its own
  * stack reads return addresses, and a thunked one has no unwind information (C++ would
  * call std::terminate). These interposers put the original addresses back first and keep
  * new thunks away until the unwinding is over: a C++ exception until it is caught
@@ -10,12 +10,12 @@
  * after libgcc_s, or a statically linked unwinder). pthread_cancel'ed threads unwind
  * through glibc's private handle on libgcc_s, which no interposer reaches: see thunks.h.
  */
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdbool.h>
 
-#include "measurement/thunks.h"
+#include "measurement/sampling/thunks.h"
 #include "util/compiler.h"
+#include "util/next_symbol.h"
 
 /* The unwinder's types, declared here: the unwind.h that comes first on the include path
  * may be libunwind's. The reason codes are an enum, passed as an int. */
@@ -30,18 +30,6 @@ typedef void *(*catch_fn)(void *);
 typedef void (*exit_fn)(void *);
 typedef int (*backtrace_fn)(void **, int);
 
-/* The next definition of name (libgcc_s, libunwind, libstdc++, glibc). */
-static void *next_of(void **cache, const char *name)
-{
-    if (*cache == NULL)
-        *cache = dlsym(RTLD_NEXT, name);
-    return *cache;
-}
-
-#define NEXT(type, name)                                                                   \
-    static void *name##_next;                                                            \
-    type real = (type)next_of(&name##_next, #name)
-
 int _Unwind_RaiseException(struct _Unwind_Exception *e);
 void _Unwind_Resume(struct _Unwind_Exception *e);
 int _Unwind_Resume_or_Rethrow(struct _Unwind_Exception *e);
@@ -51,14 +39,14 @@ int backtrace(void **buffer, int size);
 
 HP_API int _Unwind_RaiseException(struct _Unwind_Exception *e)
 {
-    NEXT(raise_fn, _Unwind_RaiseException);
+    HP_NEXT_SYMBOL(raise_fn, real, _Unwind_RaiseException);
     hp_thunks_restore();
     return real(e);
 }
 
 HP_API void _Unwind_Resume(struct _Unwind_Exception *e)
 {
-    NEXT(resume_fn, _Unwind_Resume);
+    HP_NEXT_SYMBOL(resume_fn, real, _Unwind_Resume);
     hp_thunks_restore(); /* a cleanup ran meanwhile: a sample may have set thunks */
     real(e);
     __builtin_unreachable();
@@ -66,28 +54,28 @@ HP_API void _Unwind_Resume(struct _Unwind_Exception *e)
 
 HP_API int _Unwind_Resume_or_Rethrow(struct _Unwind_Exception *e)
 {
-    NEXT(raise_fn, _Unwind_Resume_or_Rethrow);
+    HP_NEXT_SYMBOL(raise_fn, real, _Unwind_Resume_or_Rethrow);
     hp_thunks_restore();
     return real(e);
 }
 
 HP_API int _Unwind_ForcedUnwind(struct _Unwind_Exception *e, stop_fn stop, void *arg)
 {
-    NEXT(forced_fn, _Unwind_ForcedUnwind);
+    HP_NEXT_SYMBOL(forced_fn, real, _Unwind_ForcedUnwind);
     hp_thunks_restore();
     return real(e, stop, arg);
 }
 
 HP_API void *__cxa_begin_catch(void *e)
 {
-    NEXT(catch_fn, __cxa_begin_catch);
+    HP_NEXT_SYMBOL(catch_fn, real, __cxa_begin_catch);
     hp_thunks_unblock();
     return real(e);
 }
 
 HP_API void pthread_exit(void *value)
 {
-    NEXT(exit_fn, pthread_exit);
+    HP_NEXT_SYMBOL(exit_fn, real, pthread_exit);
     hp_thunks_restore(); /* it unwinds the thread's stack (forced unwind) */
     real(value);
     __builtin_unreachable();
@@ -95,7 +83,7 @@ HP_API void pthread_exit(void *value)
 
 HP_API int backtrace(void **buffer, int size)
 {
-    NEXT(backtrace_fn, backtrace);
+    HP_NEXT_SYMBOL(backtrace_fn, real, backtrace);
     bool was_blocked = hp_thunks_restore();
     int n = real(buffer, size);
     if (!was_blocked)

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "measurement/event.h"
+#include "measurement/core/event.h"
 
 /* Every parameter frame carries this address, which no function or handle has, so the
  * end of a user region can tell the parameter frames above its own. */

@@ -19,10 +19,11 @@
 
 #include "adapters/user/internal.h"
 #include "include/hp/user.h"
-#include "measurement/event.h"
-#include "measurement/location.h"
-#include "measurement/memory.h"
-#include "measurement/region.h"
+#include "measurement/core/event.h"
+#include "measurement/core/location.h"
+#include "measurement/runtime/thread_attach.h"
+#include "measurement/core/memory.h"
+#include "measurement/core/region.h"
 #include "util/compiler.h"
 
 /* At most this many distinct (name, value) pairs per process; a table of 64 KiB. */

@@ -14,9 +14,10 @@
 
 #include "adapters/user/internal.h"
 #include "include/hp/user.h"
-#include "measurement/event.h"
-#include "measurement/location.h"
-#include "measurement/region.h"
+#include "measurement/core/event.h"
+#include "measurement/core/location.h"
+#include "measurement/runtime/thread_attach.h"
+#include "measurement/core/region.h"
 #include "util/compiler.h"
 
 /* Filtered regions push no frame, so the parameters set inside one would outlive it.

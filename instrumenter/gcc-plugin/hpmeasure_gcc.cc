@@ -54,7 +54,7 @@
 #include "adapters/compiler/plugin_abi.h"
 
 extern "C" {
-#include "measurement/filter.h"
+#include "measurement/core/filter.h"
 }
 
 int plugin_is_GPL_compatible;

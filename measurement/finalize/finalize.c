@@ -6,14 +6,14 @@
  */
 #include "finalize.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 
-#include "measurement/config.h"
-#include "measurement/experiment.h"
-#include "measurement/profile_build.h"
-#include "measurement/profile_merge.h"
+#include "measurement/core/config.h"
+#include "experiment.h"
+#include "profile_build.h"
+#include "profile/profile_merge.h"
 #include "tree.h"
+#include "util/log.h"
 
 /* What a rank holds on its way up the tree: its own profile as built, or (once it has
  * merged another rank's) a profile that owns its memory; at most one of the two. */
@@ -71,8 +71,7 @@ static void absorb(void *state, const char *data, uint64_t length)
         h->merged = merged;
         h->have_merged = true;
     } else {
-        fprintf(stderr, "hpmeasure: rank %d: could not merge a profile (out of memory)\n",
-                h->rank);
+        hp_error("rank %d: could not merge a profile (out of memory)", h->rank);
     }
     hp_owned_profile_release(&other);
 }

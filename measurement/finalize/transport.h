@@ -14,7 +14,7 @@
 
 #include <stdint.h>
 
-#include "measurement/profile.h"
+#include "profile/profile.h"
 
 typedef struct hp_transport hp_transport;
 

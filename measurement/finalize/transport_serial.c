@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "measurement/trace_output.h"
+#include "trace_output.h"
 
 /* Never called: with one rank the tree has no rounds. */
 static void send_nothing(const hp_transport *t, const char *data, uint64_t length, int peer)

@@ -3,7 +3,7 @@
 
 An independent reader for the integration tests: it follows doc/formats/CUBE4-OTF2.md
 (tar container, anchor.xml, sparse index, per-metric call-tree enumeration) and shares
-no code with measurement/cube_writer.c, so that a writer bug shows up as a difference.
+no code with profile/cube_writer.c, so that a writer bug shows up as a difference.
 Python 3 standard library only.
 
     cubedump.py FILE              one line per (cnode, location), cnodes in DFS pre-order:

@@ -16,7 +16,7 @@ points of the rank's time:
     measure the machine's load, not the profiler;
   - sampled time + MPI time + UNWIND FAILED = the rank's wall time: what is left (the
     program root's exclusive time, the part after the last sample) is at most one
-    sampling interval plus 15 ms for scheduling on a shared machine (see below).
+    sampling interval plus 50 ms for scheduling on a shared machine (see below).
 Prints one line per rank and check (with the raw cross-run difference for information);
 exits 1 when a check fails.
 """
@@ -25,8 +25,10 @@ import sys
 TOLERANCE_POINTS = 5.0
 # On a quiet machine what is left stays below one interval (0.2-0.9 ms measured at 1 kHz);
 # with the machine's 2 cores shared by other test runs, a rank descheduled around its last
-# samples leaves more (up to 12 ms seen with two busy loops beside the 2 ranks).
-DELIVERY_SLACK_S = 0.015
+# samples leaves more (up to 12 ms seen with two busy loops beside the 2 ranks, and more
+# than 15 ms twice when six builds and test suites shared the machine). What this check
+# is for, MPI time or samples lost, adds up to 100s of ms over split.c's 2 s of run.
+DELIVERY_SLACK_S = 0.05
 
 
 def load(path):

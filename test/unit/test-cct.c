@@ -1,5 +1,5 @@
-/* Unit tests of the calling-context tree (measurement/cct.c) on budget memory. */
-#include "cct.h"
+/* Unit tests of the calling-context tree (measurement/core/cct.c) on budget memory. */
+#include "measurement/core/cct.h"
 
 #include "test.h"
 

@@ -1,5 +1,5 @@
-/* Unit tests of the HP_* configuration parser (measurement/config.c). */
-#include "config.h"
+/* Unit tests of the HP_* configuration parser (measurement/core/config.c). */
+#include "measurement/core/config.h"
 
 #include "test.h"
 

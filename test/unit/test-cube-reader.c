@@ -16,7 +16,7 @@
 #include <stdlib.h>
 
 #include "cube_reader.h"
-#include "measurement/summary.h"
+#include "profile/summary.h"
 #include "test.h"
 
 #ifndef HP_SAMPLES_DIR

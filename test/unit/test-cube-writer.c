@@ -1,5 +1,5 @@
 /*
- * Tests of the Cube4 writer (measurement/cube_writer.c). Profiles are built by hand,
+ * Tests of the Cube4 writer (profile/cube_writer.c). Profiles are built by hand,
  * written into a temporary directory, and then checked from outside: the
  * structural checker (test/tools/cubecheck.py) must pass without errors or warnings,
  * and the independent reader test/tools/cubedump.py must print exactly the values the
@@ -20,7 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cube_writer.h"
+#include "profile/cube_writer.h"
 #include "test.h"
 
 #define PY "/usr/bin/python3"
@@ -223,10 +223,10 @@ typedef struct tree_fixture {
 static void tree_regions(tree_fixture *f)
 {
     static const hp_profile_region r[4] = {
-        { "main", "main", "app.c", 10, 19, "compiler", "function" },
-        { "foo", "foo", "app.c", 20, 29, "compiler", "function" },
-        { "bar", "bar", "app.c", 30, 39, "compiler", "function" },
-        { "baz", "_Z3bazv", "lib.c", 40, -1, "compiler", "function" },
+        { "main", "main", "app.c", 10, 19, "compiler", "function", false },
+        { "foo", "foo", "app.c", 20, 29, "compiler", "function", false },
+        { "bar", "bar", "app.c", 30, 39, "compiler", "function", false },
+        { "baz", "_Z3bazv", "lib.c", 40, -1, "compiler", "function", false },
     };
     static const hp_profile_cnode c[TREE_CNODES] = {
         { HP_PROFILE_NO_PARENT, 0 }, { 0, 1 }, { 1, 3 }, { 0, 2 }, { 3, 3 },
@@ -326,7 +326,7 @@ typedef struct single_fixture {
 static void single_fixture_init(single_fixture *f, const char *name)
 {
     memset(f, 0, sizeof *f);
-    f->region = (hp_profile_region){ name, "x", "", -1, -1, "user", "function" };
+    f->region = (hp_profile_region){ name, "x", "", -1, -1, "user", "function", false };
     f->cnode = (hp_profile_cnode){ HP_PROFILE_NO_PARENT, 0 };
     f->node.name = "localhost";
     f->location = (hp_profile_location){ "Master thread", 0, 0 };
@@ -460,8 +460,8 @@ TEST(names_are_xml_escaped)
     tree_fixture_init(&f);
     f.regions[1] = (hp_profile_region){ "operator<<(std::ostream&, char const*)",
                                         "_ZlsRSoPKc", "src/<gen>/\"x\".c", 7, -1, "compiler",
-                                        "function" };
-    f.regions[2] = (hp_profile_region){ "a&b", "it's", "", -1, -1, "user", "function" };
+                                        "function", false };
+    f.regions[2] = (hp_profile_region){ "a&b", "it's", "", -1, -1, "user", "function", false };
     f.profile.creator = "hp <&> 'test'";
     f.profile.machine_name = "M<1>";
     f.nodes[0].name = "n\"1\"&";

@@ -1,5 +1,5 @@
 /*
- * Unit tests of the filter-file parser and matcher (measurement/filter.c) against
+ * Unit tests of the filter-file parser and matcher (measurement/core/filter.c) against
  * formats/FILTER.md: the format's own example, block order, rule continuation,
  * MANGLED/DEMANGLED switching, last-match-wins, file-block precedence, path
  * normalisation, escapes and comments, every syntax error with its exact message and
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "filter.h"
+#include "measurement/core/filter.h"
 #include "test.h"
 
 /* Parses text as "t.filt" into the new variable f, failing the test on a syntax error. */

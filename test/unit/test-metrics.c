@@ -1,7 +1,7 @@
-/* Unit tests of the counter framework (measurement/metrics.c with the perf and rusage
- * sources) and of the counters table (measurement/summary_counters.c). */
-#include "metrics.h"
-#include "summary.h"
+/* Unit tests of the counter framework (measurement/core/metrics.c with the perf and rusage
+ * sources) and of the counters table (profile/summary_counters.c). */
+#include "measurement/core/metrics.h"
+#include "profile/summary.h"
 
 #include <stdlib.h>
 #include <sys/mman.h>

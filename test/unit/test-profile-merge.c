@@ -1,5 +1,5 @@
-/* Unit tests of profile serialization and merging (measurement/profile_merge.c). */
-#include "profile_merge.h"
+/* Unit tests of profile serialization and merging (profile/profile_merge.c). */
+#include "profile/profile_merge.h"
 
 #include <stdlib.h>
 
@@ -24,11 +24,11 @@ typedef struct rank_profile {
 static void make_rank(rank_profile *rp, int r)
 {
     memset(rp, 0, sizeof(*rp));
-    rp->regions[0] = (hp_profile_region){ "app", "app", "", -1, -1, "measurement", "artificial" };
-    rp->regions[1] = (hp_profile_region){ "main", "main", "a.c", 3, -1, "compiler", "function" };
-    rp->regions[2] = (hp_profile_region){ "work", "work", "a.c", 9, -1, "compiler", "function" };
-    rp->regions[3] = r == 0 ? (hp_profile_region){ "MPI_Send", "MPI_Send", "", -1, -1, "mpi", "point2point" }
-                            : (hp_profile_region){ "MPI_Recv", "MPI_Recv", "", -1, -1, "mpi", "point2point" };
+    rp->regions[0] = (hp_profile_region){ "app", "app", "", -1, -1, "measurement", "artificial", false };
+    rp->regions[1] = (hp_profile_region){ "main", "main", "a.c", 3, -1, "compiler", "function", false };
+    rp->regions[2] = (hp_profile_region){ "work", "work", "a.c", 9, -1, "compiler", "function", false };
+    rp->regions[3] = r == 0 ? (hp_profile_region){ "MPI_Send", "MPI_Send", "", -1, -1, "mpi", "point2point", false }
+                            : (hp_profile_region){ "MPI_Recv", "MPI_Recv", "", -1, -1, "mpi", "point2point", false };
     rp->cnodes[0] = (hp_profile_cnode){ HP_PROFILE_NO_PARENT, 0 };
     rp->cnodes[1] = (hp_profile_cnode){ 0, 1 };
     rp->cnodes[2] = (hp_profile_cnode){ 1, 2 };
@@ -48,7 +48,7 @@ static void make_rank(rank_profile *rp, int r)
     rp->unmeasured[0] = (hp_profile_call_count){ "MPI_Comm_rank", 0, 100u + (unsigned)r };
     rp->p = (hp_profile){ "hpmeasure", "Linux", rp->regions, 4, rp->cnodes, 4, &rp->node, 1,
                           &rp->process, 1, &rp->location, 1, rp->metrics, 2,
-                          rp->unmeasured, 1 };
+                          rp->unmeasured, 1, .sampling = { 0 } };
 }
 
 static uint64_t visits_at(const hp_profile *p, size_t c, size_t l)

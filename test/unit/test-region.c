@@ -1,9 +1,9 @@
-/* Unit tests of the region registry (measurement/region.c) with the real symbolizer
+/* Unit tests of the region registry (measurement/core/region.c) with the real symbolizer
  * and filter, on functions of this test program. */
-#include "region.h"
+#include "measurement/core/region.h"
 
-#include "filter.h"
-#include "memory.h"
+#include "measurement/core/filter.h"
+#include "measurement/core/memory.h"
 #include "test.h"
 
 __attribute__((noinline)) void registry_target(void) { __asm__ volatile(""); }

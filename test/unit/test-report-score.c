@@ -9,7 +9,7 @@
  */
 #include <stdlib.h>
 
-#include "filter.h"
+#include "measurement/core/filter.h"
 #include "test.h"
 #include "tools/cube_reader.h"
 #include "tools/report.h"
@@ -46,13 +46,13 @@ void hp_cube_profile_release(hp_cube_profile *p)
 enum { NCNODES = 9, NLOC = 2 };
 
 static const hp_profile_region regions[] = {
-    { "prog", "prog", "", -1, -1, "measurement", "artificial" },
-    { "main", "main", "a.c", 1, 9, "compiler", "function" },
-    { "tiny()", "_Z4tinyv", "a.cc", 3, 3, "compiler", "function" },
-    { "solve", "solve", "a.c", 5, 8, "compiler", "function" },
-    { "MPI_Send", "MPI_Send", "", -1, -1, "mpi", "point2point" },
-    { "MPI_Allreduce", "MPI_Allreduce", "", -1, -1, "mpi", "all2all" },
-    { "rec", "rec", "a.c", 10, 12, "compiler", "function" },
+    { "prog", "prog", "", -1, -1, "measurement", "artificial", false },
+    { "main", "main", "a.c", 1, 9, "compiler", "function", false },
+    { "tiny()", "_Z4tinyv", "a.cc", 3, 3, "compiler", "function", false },
+    { "solve", "solve", "a.c", 5, 8, "compiler", "function", false },
+    { "MPI_Send", "MPI_Send", "", -1, -1, "mpi", "point2point", false },
+    { "MPI_Allreduce", "MPI_Allreduce", "", -1, -1, "mpi", "all2all", false },
+    { "rec", "rec", "a.c", 10, 12, "compiler", "function", false },
 };
 enum { R_PROG, R_MAIN, R_TINY, R_SOLVE, R_SEND, R_ALLREDUCE, R_REC, NREGIONS };
 
@@ -301,8 +301,8 @@ TEST(empty_suggestion_is_a_valid_filter)
 TEST(special_characters_are_escaped)
 {
     static const hp_profile_region odd[] = {
-        { "prog", "prog", "", -1, -1, "measurement", "artificial" },
-        { "op*[x] #1?", "op*[x] #1?", "", -1, -1, "user", "function" },
+        { "prog", "prog", "", -1, -1, "measurement", "artificial", false },
+        { "op*[x] #1?", "op*[x] #1?", "", -1, -1, "user", "function", false },
     };
     static const hp_profile_cnode tree[] = { { HP_PROFILE_NO_PARENT, 0 }, { 0, 1 } };
     static const uint64_t v[] = { 1, 50000 };

@@ -1,8 +1,8 @@
 /* Unit tests of summary.txt's instrumentation section
- * (measurement/summary_instrumentation.c): the estimated dilation is a share of the run
+ * (profile/summary_instrumentation.c): the estimated dilation is a share of the run
  * time, never above 100%, and the overhead budget is only mentioned for code the GCC
  * plug-in built. */
-#include "summary.h"
+#include "profile/summary.h"
 
 #include <stdlib.h>
 

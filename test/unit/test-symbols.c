@@ -1,5 +1,5 @@
 /*
- * Unit tests of measurement/symbols.c: resolving code addresses of this test program
+ * Unit tests of measurement/core/symbols.c: resolving code addresses of this test program
  * (a PIE built with -g), of libc, and of a C++ fixture library dlopen'ed after init, to
  * exact names, demangled names, definition file/line, start addresses and modules.
  *
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "symbols.h"
+#include "measurement/core/symbols.h"
 #include "test.h"
 
 #define NOT_INLINED __attribute__((noinline, noclone, used))

@@ -1,6 +1,6 @@
-/* Unit tests of calling contexts for samples (measurement/trace_contexts.c): call-tree
+/* Unit tests of calling contexts for samples (measurement/finalize/trace_contexts.c): call-tree
  * nodes of a location resolved in a unified call tree, and unwind distances. */
-#include "trace_contexts.h"
+#include "measurement/finalize/trace_contexts.h"
 
 #include "test.h"
 

@@ -159,10 +159,10 @@ enum { REGION_MAIN, REGION_SEND, REGION_FLUSH, NREGIONS };
 
 static const hp_profile_region regions[NREGIONS] = {
     [REGION_MAIN] = { "int main(int, char**)", "main", "/src/app.c", 5, 80, "compiler",
-                      "function" },
-    [REGION_SEND] = { "MPI_Send", "MPI_Send", "", -1, -1, "mpi", "point2point" },
+                      "function", false },
+    [REGION_SEND] = { "MPI_Send", "MPI_Send", "", -1, -1, "mpi", "point2point", false },
     [REGION_FLUSH] = { "TRACE BUFFER FLUSH", "TRACE BUFFER FLUSH", "", -1, -1, "measurement",
-                       "artificial" },
+                       "artificial", false },
 };
 static const hp_profile_cnode cnodes[] = { { HP_PROFILE_NO_PARENT, REGION_MAIN } };
 
@@ -502,7 +502,7 @@ TEST(roles_and_paradigms_map_to_otf2)
     for (size_t i = 0; i < NCASES; i++) {
         snprintf(names[i], sizeof names[i], "region%zu", i);
         r[i] = (hp_profile_region){ names[i], names[i], "", -1, -1, cases[i].paradigm,
-                                    cases[i].role };
+                                    cases[i].role, false };
     }
     char err[ERRLEN];
     char *dir = make_temp_dir();
@@ -520,7 +520,7 @@ TEST(roles_and_paradigms_map_to_otf2)
     char *defs = otf2_print("-G", dir);
     ASSERT(defs != NULL);
     for (size_t i = 0; i < NCASES; i++) {
-        char key[40];
+        char key[256];
         snprintf(key, sizeof key, "Name: \"%s\" <", names[i]); /* the REGION line */
         char *line = strstr(defs, key);
         ASSERT(line != NULL);

@@ -2,7 +2,7 @@
  * over a fake transport: the ranks run one after another from the highest down, which
  * is an order the tree allows (a rank only receives from higher ranks), and messages
  * wait in a mailbox per (sender, receiver). */
-#include "finalize/tree.h"
+#include "measurement/finalize/tree.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,0 +1,444 @@
+/*
+ * The HP_* configuration variables: one table describes each variable, and everything
+ * else (parsing with validation, the help text of `hp-info config-vars`, the effective
+ * configuration written to hp.config) is driven by that table, so a new variable is one
+ * new row.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "signal_names.h"
+#include "util/log.h"
+
+hp_config hp_cfg;
+
+typedef enum var_type {
+    VAR_BOOL,
+    VAR_SIZE,
+    VAR_UINT,
+    VAR_STRING,
+    VAR_CHOICE /* one of the words in choice_vars, stored as its index (an enum) */
+} var_type;
+
+typedef struct config_var {
+    const char *name;
+    var_type type;
+    const char *default_value;
+    size_t offset; /* into hp_config */
+    size_t size;   /* of the field, for strings */
+    const char *help;
+} config_var;
+
+/* The words a VAR_CHOICE variable accepts, separated by '|'; a word's index is the value
+ * of the enum it is stored in. */
+static const struct {
+    const char *name;
+    const char *choices;
+} choice_vars[] = {
+    { "HP_TIMER", "tsc|monotonic" },
+    { "HP_THREAD_LOCATIONS", "reuse|each" },
+    { "HP_PROFILING_RECURSION", "keep|collapse" },
+};
+
+static const char *choices_of(const config_var *v)
+{
+    for (size_t i = 0; i < sizeof(choice_vars) / sizeof(choice_vars[0]); i++)
+        if (strcmp(choice_vars[i].name, v->name) == 0)
+            return choice_vars[i].choices;
+    return "";
+}
+
+#define FIELD(f) offsetof(hp_config, f), sizeof(((hp_config *)0)->f)
+
+static const config_var config_vars[] = {
+    { "HP_ENABLE_PROFILING", VAR_BOOL, "true", FIELD(enable_profiling),
+      "Write a call-path profile (profile.cubex, summary.txt)." },
+    { "HP_ENABLE_TRACING", VAR_BOOL, "false", FIELD(enable_tracing),
+      "Also write an OTF2 trace (traces.otf2) of every measured region's Enter/Leave; "
+      "see doc/tracing.md." },
+    { "HP_EXPERIMENT_DIRECTORY", VAR_STRING, "", FIELD(experiment_directory),
+      "Experiment directory; empty = hp-<exe>-<YYYYMMDD_HHMMSS>. An existing directory is "
+      "never overwritten: a suffix -1, -2, ... is added." },
+    { "HP_FILTERING_FILE", VAR_STRING, "", FIELD(filtering_file),
+      "Score-P-compatible filter file; empty = no filter." },
+    { "HP_TOTAL_MEMORY", VAR_SIZE, "16M", FIELD(total_memory),
+      "Measurement memory per process (K, M, G suffixes; at least 256K). When it is used up, "
+      "measurement stops growing and the output says so. With tracing, a quarter of it is "
+      "each location's trace buffer (flushed to disk when full)." },
+    { "HP_TIMER", VAR_CHOICE, "tsc", FIELD(timer),
+      "Timer: tsc (the CPU's invariant time-stamp counter; falls back to monotonic when the "
+      "CPU has none) or monotonic (clock_gettime)." },
+    { "HP_SAMPLING_FREQUENCY", VAR_UINT, "0", FIELD(sampling_frequency),
+      "Timer sampling per thread in Hz (wall-clock), 0 = off, at most 20000. Default 0, "
+      "but 1000 for programs built with hp-instrument --nocompiler and run by hp-run. See "
+      "doc/sampling.md." },
+    { "HP_PROFILING_MAX_DEPTH", VAR_UINT, "0", FIELD(profiling_max_depth),
+      "Deepest call path recorded (main is depth 1), 0 = no limit. Calls below it get no "
+      "call path of their own: their time and visits stay with the path at the limit, and "
+      "summary.txt says how many there were (deep recursion in a bounded tree)." },
+    { "HP_PROFILING_RECURSION", VAR_CHOICE, "keep", FIELD(profiling_recursion),
+      "keep: every level of a recursion is a call path of its own; collapse: a recursive "
+      "call (direct or through other functions) counts as a visit of the outermost call "
+      "of the same function on the path, and its callees hang below that one, so deep "
+      "recursion gives a small tree; summary.txt names the deepest recursion. Costs a "
+      "walk up the call path on every call. See doc/user-guide.md." },
+    { "HP_SELECT_SUBTREES", VAR_STRING, "", FIELD(select_subtrees),
+      "Measure only inside calls of these functions (comma-separated names or wildcard "
+      "patterns as in filter files, e.g. solve,io_*); everything else is switched off and "
+      "its time stays with the program root. Empty = measure everything. See "
+      "doc/user-guide.md." },
+    { "HP_EXCLUDE_SUBTREES", VAR_STRING, "", FIELD(exclude_subtrees),
+      "Measure calls of these functions (patterns as for HP_SELECT_SUBTREES) with their "
+      "inclusive time, but nothing they call: their callees' time and samples count to "
+      "them. Empty = none." },
+    { "HP_THREAD_LOCATIONS", VAR_CHOICE, "reuse", FIELD(thread_locations),
+      "reuse: a thread that starts takes over the location (call tree, trace) of a thread "
+      "that ended, preferring one that ran the same start routine, so a profile has as many "
+      "thread locations as threads were alive at once; each: every thread is a location of "
+      "its own (as long as HP_TOTAL_MEMORY holds them). See doc/threads.md." },
+    /* On by default, as TAU's throttling is: a hot one-line function would otherwise
+     * make a C++ program several times slower before anyone reads the profile. */
+    { "HP_OVERHEAD_BUDGET", VAR_UINT, "5", FIELD(overhead_budget),
+      "Percent, 1 to 100, or 0 = off (every visit counted exactly). Default 5: a function "
+      "built with the GCC plug-in whose probe cost exceeds this share of its mean time is "
+      "switched off during the run once it was visited 1024 times on one call path; "
+      "summary.txt lists it with its visits until then, and demoted.filter in the "
+      "experiment directory excludes it at the next build. See doc/hp-instrument.md." },
+    { "HP_MPI_UNWIND_EXCLUDE", VAR_STRING,
+      "MPI_Comm_rank,MPI_Comm_size,MPI_Wtime,MPI_Wtick,MPI_Test,MPI_Testany,MPI_Testall,"
+      "MPI_Testsome,MPI_Test_cancelled,MPI_Iprobe,MPI_Improbe,MPI_Request_get_status,"
+      "MPI_Initialized,MPI_Finalized,MPI_Query_thread,MPI_Is_thread_main,MPI_Comm_get_attr,"
+      "MPI_Type_size,MPI_Get_count",
+      FIELD(mpi_unwind_exclude),
+      "With sampling: MPI functions whose calls do not unwind to learn their call path (cheap, "
+      "frequent calls); they are still measured, directly below the innermost instrumented "
+      "region (or the program). Empty = every call unwinds." },
+    { "HP_UNWIND_THUNKS", VAR_BOOL, "false", FIELD(unwind_thunks),
+      "With sampling: return addresses on the stack lead through a thunk, so that an unwind "
+      "stops at the first frame already known and each return is seen (visits become exact "
+      "lower bounds per call path). Off by default: here it costs more than it saves. "
+      "Refused (with a message) when the program's C++ unwinder is linked statically." },
+    { "HP_MPI_ENABLE_GROUPS", VAR_STRING, "default", FIELD(mpi_enable_groups),
+      "MPI function groups to measure (Score-P's names: all, default, cg, coll, env, err, "
+      "ext, io, misc, p2p, rma, spawn, topo, type, xnonblock, xreqtest; default = cg, coll, "
+      "env, io, p2p, rma, topo, xnonblock). See doc/mpi.md." },
+    { "HP_MPI_EXCLUDE", VAR_STRING, "", FIELD(mpi_exclude),
+      "MPI functions left unmeasured but counted, e.g. MPI_Comm_rank,MPI_Wtime." },
+    { "HP_METRIC_PAPI", VAR_STRING, "", FIELD(metric_papi),
+      "PAPI presets or native events to record per call path, comma-separated, e.g. "
+      "PAPI_TOT_INS,PAPI_TOT_CYC. 'hp-info metrics' lists what this machine offers. "
+      "See doc/counters.md." },
+    { "HP_METRIC_PERF", VAR_STRING, "", FIELD(metric_perf),
+      "perf events to record per call path, comma-separated, e.g. "
+      "task-clock,page-faults,context-switches,instructions (one group per thread, one "
+      "read() per enter and exit). 'hp-info metrics' lists them. See doc/counters.md." },
+    { "HP_METRIC_RUSAGE", VAR_STRING, "", FIELD(metric_rusage),
+      "getrusage(RUSAGE_THREAD) fields to record per call path: all, or a comma-separated "
+      "list such as ru_minflt,ru_nvcsw,ru_utime (one system call per enter and exit). See "
+      "doc/counters.md." },
+    { "HP_FINALIZE_SIGNALS", VAR_STRING, "TERM,INT,XCPU,USR2", FIELD(finalize_signals),
+      "Signals that end the measurement cleanly: what was recorded so far is written, "
+      "marked as interrupted, then the program's own handler or the default action runs. "
+      "Names (TERM or SIGTERM) or numbers, comma-separated; none = off. See doc/signals.md." },
+    { "HP_DUMP_SIGNAL", VAR_STRING, "", FIELD(dump_signal),
+      "A signal (e.g. USR1) that writes a snapshot of the profile so far without stopping "
+      "(snapshot-N/ in the experiment directory); empty = off. See doc/signals.md." },
+    { "HP_SITE_LOG", VAR_STRING, "", FIELD(site_log),
+      "Site accounting log: an absolute path of a file, or of a directory for one file per "
+      "day, to which rank 0 appends one JSON line per job at the end. With "
+      "HP_ENABLE_PROFILING=false only MPI is measured, for this log. See doc/site.md." },
+    { "HP_PLUGINS", VAR_STRING, "", FIELD(plugins),
+      "Plug-ins around MPI calls: comma-separated paths of shared objects built against "
+      "<hp/plugin.h>, loaded after MPI_Init. See doc/plugins.md." },
+    { "HP_VERBOSE", VAR_UINT, "0", FIELD(verbose),
+      "Diagnostic output on stderr: 0 = warnings only, 1 = also what is written where, 2 = more." },
+};
+
+#define NVARS (sizeof(config_vars) / sizeof(config_vars[0]))
+
+int hp_config_parse_bool(const char *s, bool *out)
+{
+    static const char *const yes[] = { "true", "yes", "1", "on" };
+    static const char *const no[] = { "false", "no", "0", "off" };
+    for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+        if (strcasecmp(s, yes[i]) == 0) {
+            *out = true;
+            return 0;
+        }
+        if (strcasecmp(s, no[i]) == 0) {
+            *out = false;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+int hp_config_parse_uint(const char *s, uint64_t *out)
+{
+    if (!isdigit((unsigned char)s[0]))
+        return -1;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno != 0 || *end != '\0')
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int hp_config_parse_size(const char *s, uint64_t *out)
+{
+    if (!isdigit((unsigned char)s[0]))
+        return -1;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno != 0)
+        return -1;
+    unsigned shift = 0;
+    switch (toupper((unsigned char)*end)) {
+    case '\0': break;
+    case 'K': shift = 10; end++; break;
+    case 'M': shift = 20; end++; break;
+    case 'G': shift = 30; end++; break;
+    default: return -1;
+    }
+    if (*end == 'B' || *end == 'b') /* accept "16MB" as well as "16M" */
+        end++;
+    if (*end != '\0' || (shift && v > (UINT64_MAX >> shift)))
+        return -1;
+    *out = (uint64_t)v << shift;
+    return 0;
+}
+
+static const char *choice_word(const char *choices, int i, char *out, size_t size);
+
+/* The forms v accepts, for messages and help (choices are listed into buf). */
+static const char *accepted_forms(const config_var *v, char *buf, size_t size)
+{
+    switch (v->type) {
+    case VAR_BOOL: return "true, false, yes, no, 1, 0";
+    case VAR_SIZE: return "a byte count with optional K, M or G suffix, e.g. 16M";
+    case VAR_UINT: return "a non-negative whole number";
+    case VAR_CHOICE: {
+        char word[64];
+        buf[0] = '\0';
+        for (int i = 0; *choice_word(choices_of(v), i, word, sizeof(word)) != '\0'; i++) {
+            size_t used = strlen(buf);
+            snprintf(buf + used, size - used, "%s%s", i == 0 ? "" : " or ", word);
+        }
+        return buf;
+    }
+    case VAR_STRING: return "any text";
+    }
+    return "";
+}
+
+_Static_assert(sizeof(hp_timer_kind) == sizeof(int) &&
+                   sizeof(hp_thread_locations) == sizeof(int) &&
+                   sizeof(hp_recursion) == sizeof(int),
+               "VAR_CHOICE fields are stored as int");
+
+/* The index of word s in choices ("a|b|c"), or -1. Case does not matter. */
+static int choice_index(const char *choices, const char *s)
+{
+    size_t n = strlen(s);
+    int i = 0;
+    for (const char *c = choices; *c != '\0'; i++) {
+        size_t len = strcspn(c, "|");
+        if (len == n && strncasecmp(c, s, n) == 0)
+            return i;
+        c += len + (c[len] == '|');
+    }
+    return -1;
+}
+
+/* The word of choices at index i (into out). */
+static const char *choice_word(const char *choices, int i, char *out, size_t size)
+{
+    const char *c = choices;
+    for (; i > 0 && *c != '\0'; i--)
+        c += strcspn(c, "|") + (c[strcspn(c, "|")] == '|');
+    snprintf(out, size, "%.*s", (int)strcspn(c, "|"), c);
+    return out;
+}
+
+/* Stores the parsed value of one variable into hp_cfg. Returns 0 or -1. */
+static int store_value(const config_var *v, const char *s)
+{
+    char *field = (char *)&hp_cfg + v->offset;
+    uint64_t u;
+    switch (v->type) {
+    case VAR_BOOL:
+        return hp_config_parse_bool(s, (bool *)field);
+    case VAR_SIZE:
+        if (hp_config_parse_size(s, &u) < 0)
+            return -1;
+        *(uint64_t *)field = u;
+        return 0;
+    case VAR_UINT:
+        if (hp_config_parse_uint(s, &u) < 0)
+            return -1;
+        if (v->size == sizeof(int)) {
+            if (u > 1000000)
+                return -1;
+            *(int *)field = (int)u;
+        } else {
+            *(uint64_t *)field = u;
+        }
+        return 0;
+    case VAR_CHOICE: {
+        int i = choice_index(choices_of(v), s);
+        if (i < 0)
+            return -1;
+        *(int *)field = i;
+        return 0;
+    }
+    case VAR_STRING:
+        if (strlen(s) >= v->size)
+            return -1;
+        strcpy(field, s);
+        return 0;
+    }
+    return -1;
+}
+
+/* Range checks that depend on the meaning, not the type. */
+static const char *check_range(const config_var *v)
+{
+    if (strcmp(v->name, "HP_TOTAL_MEMORY") == 0 && hp_cfg.total_memory < 256 * 1024)
+        return "at least 256K";
+    if (strcmp(v->name, "HP_SAMPLING_FREQUENCY") == 0 && hp_cfg.sampling_frequency > 20000)
+        return "0 (off) up to 20000 Hz";
+    if (strcmp(v->name, "HP_OVERHEAD_BUDGET") == 0 && hp_cfg.overhead_budget > 100)
+        return "0 (off) up to 100 (percent)";
+    if (strcmp(v->name, "HP_SITE_LOG") == 0 && hp_cfg.site_log[0] != '\0' &&
+        hp_cfg.site_log[0] != '/')
+        return "an absolute path (of a file, or of a directory for one file per day)";
+    return NULL;
+}
+
+/* Signal lists (signal_names.c): NULL when valid, else why not (into why). */
+static const char *check_signals(const config_var *v, char *why, size_t whylen)
+{
+    const char *s = (const char *)&hp_cfg + v->offset;
+    hp_signal_set set;
+    if (strcmp(v->name, "HP_FINALIZE_SIGNALS") != 0 && strcmp(v->name, "HP_DUMP_SIGNAL") != 0)
+        return NULL;
+    if (hp_signal_parse_list(s, &set, why, whylen) < 0)
+        return why;
+    if (strcmp(v->name, "HP_DUMP_SIGNAL") == 0 && (set & (set - 1)) != 0)
+        return "one signal only";
+    return NULL;
+}
+
+/* Pattern lists (subtree.c): NULL when valid, else why not. */
+static const char *check_patterns(const config_var *v)
+{
+    const char *s = (const char *)&hp_cfg + v->offset;
+    if (strcmp(v->name, "HP_SELECT_SUBTREES") != 0 &&
+        strcmp(v->name, "HP_EXCLUDE_SUBTREES") != 0)
+        return NULL;
+    if (s[0] == ',' || strstr(s, ",,") != NULL || (s[0] != '\0' && s[strlen(s) - 1] == ','))
+        return "an empty pattern";
+    return NULL;
+}
+
+static void append(char *err, size_t errlen, const char *fmt, ...)
+{
+    size_t used = strlen(err);
+    if (used >= errlen)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err + used, errlen - used, fmt, ap);
+    va_end(ap);
+}
+
+int hp_config_load(const char *(*getenv_fn)(const char *), char *err, size_t errlen)
+{
+    int bad = 0;
+    if (errlen)
+        err[0] = '\0';
+    memset(&hp_cfg, 0, sizeof(hp_cfg));
+    for (size_t i = 0; i < NVARS; i++) {
+        const config_var *v = &config_vars[i];
+        store_value(v, v->default_value); /* defaults always parse */
+        const char *s = getenv_fn(v->name);
+        if (s == NULL)
+            continue;
+        const char *range = NULL;
+        char why[128], forms[128];
+        if (store_value(v, s) < 0) {
+            if (v->type == VAR_STRING)
+                append(err, errlen, "%s='%.60s...' is too long: at most %zu characters\n",
+                       v->name, s, v->size - 1);
+            else
+                append(err, errlen, "%s='%s' is not valid: expected %s\n", v->name, s,
+                       accepted_forms(v, forms, sizeof(forms)));
+            bad = 1;
+        } else if ((range = check_range(v)) != NULL) {
+            append(err, errlen, "%s='%s' is out of range: expected %s\n", v->name, s, range);
+            bad = 1;
+        } else if ((range = check_signals(v, why, sizeof(why))) != NULL) {
+            append(err, errlen, "%s='%s' is not valid (%s): expected %s\n", v->name, s,
+                   range, HP_SIGNAL_LIST_FORMS);
+            bad = 1;
+        } else if ((range = check_patterns(v)) != NULL) {
+            append(err, errlen, "%s='%s' is not valid (%s): expected function names or "
+                   "wildcard patterns, separated by commas, e.g. solve,io_*\n", v->name, s,
+                   range);
+            bad = 1;
+        }
+    }
+    hp_log_set_verbosity(hp_cfg.verbose); /* the one place HP_VERBOSE is read */
+    return bad ? -1 : 0;
+}
+
+void hp_config_print_help(FILE *out)
+{
+    for (size_t i = 0; i < NVARS; i++) {
+        const config_var *v = &config_vars[i];
+        char forms[128];
+        fprintf(out, "%s\n  Type:    %s\n  Default: %s\n  %s\n\n", v->name,
+                accepted_forms(v, forms, sizeof(forms)),
+                v->default_value[0] ? v->default_value : "(empty)",
+                v->help);
+    }
+}
+
+static void print_value(FILE *out, const config_var *v)
+{
+    const char *field = (const char *)&hp_cfg + v->offset;
+    switch (v->type) {
+    case VAR_BOOL: fputs(*(const bool *)field ? "true" : "false", out); break;
+    case VAR_SIZE:
+    case VAR_UINT:
+        if (v->size == sizeof(int))
+            fprintf(out, "%d", *(const int *)field);
+        else
+            fprintf(out, "%llu", (unsigned long long)*(const uint64_t *)field);
+        break;
+    case VAR_CHOICE: {
+        char word[64];
+        fputs(choice_word(choices_of(v), *(const int *)field, word, sizeof(word)), out);
+        break;
+    }
+    case VAR_STRING: fputs(field, out); break;
+    }
+}
+
+void hp_config_print_effective(FILE *out)
+{
+    for (size_t i = 0; i < NVARS; i++) {
+        fprintf(out, "%s=", config_vars[i].name);
+        print_value(out, &config_vars[i]);
+        fputc('\n', out);
+    }
+}

@@ -1,0 +1,493 @@
+/*
+ * Writing the experiment directory at the end of a run. Every failure here is reported
+ * on stderr and the rest is still written: a profile that cannot be written must not
+ * cost the summary, and nothing here may crash the program at exit.
+ */
+#include "experiment.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "measurement/core/config.h"
+#include "profile/cube_writer.h"
+#include "measurement/core/location.h"
+#include "measurement/core/memory.h"
+#include "measurement/core/metrics.h"
+#include "measurement/core/overhead.h"
+#include "profile_build.h"
+#include "measurement/core/region.h"
+#include "measurement/core/runtime_job.h"
+#include "site_log.h"
+#include "measurement/sampling/sampling.h"
+#include "profile/summary.h"
+#include "measurement/core/timer.h"
+#include "trace_output.h"
+#include "util/log.h"
+
+#ifndef HP_VERSION
+#define HP_VERSION "0.0.0"
+#endif
+
+enum { MAX_NOTES = 20, PATH_SIZE = 8192 };
+
+const char *hp_experiment_program_name(void)
+{
+    static char name[256];
+    if (name[0] == '\0') {
+        char path[4096];
+        ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+        const char *base = "program";
+        if (n > 0) {
+            path[n] = '\0';
+            base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+        }
+        if (snprintf(name, sizeof(name), "%s", base) >= (int)sizeof(name))
+            name[sizeof(name) - 1] = '\0';
+    }
+    return name;
+}
+
+/* Creates the directory: the configured or default name, with -1, -2, ... appended
+ * when it exists already. Returns 0 and the name in dir, or -1. */
+static int create_directory(time_t start, char *dir, size_t size)
+{
+    char base[4096];
+    if (hp_cfg.experiment_directory[0] != '\0') {
+        snprintf(base, sizeof(base), "%s", hp_cfg.experiment_directory);
+    } else {
+        char stamp[32];
+        struct tm tm;
+        localtime_r(&start, &tm);
+        strftime(stamp, sizeof(stamp), "%Y%m%d_%H%M%S", &tm);
+        snprintf(base, sizeof(base), "hp-%s-%s", hp_experiment_program_name(), stamp);
+    }
+    for (int i = 0; i < 1000; i++) {
+        int n = i == 0 ? snprintf(dir, size, "%s", base)
+                       : snprintf(dir, size, "%s-%d", base, i);
+        if (n >= (int)size) {
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+        if (mkdir(dir, 0777) == 0) {
+            if (i > 0)
+                hp_warn("%s exists already; writing to %s instead", base, dir);
+            return 0;
+        }
+        if (errno != EEXIST)
+            return -1;
+    }
+    errno = EEXIST;
+    return -1;
+}
+
+/* Collects lines about degraded measurement for summary.txt and stderr. */
+static size_t collect_notes(char notes[][256])
+{
+    uint64_t dropped = 0, mismatched = 0, unmatched = 0, lost_nodes = 0, deep = 0, off = 0;
+    uint64_t folded = 0, folded_max = 0;
+    const hp_region *deepest = NULL;
+    for (hp_location *l = hp_location_list(); l != NULL; l = l->next) {
+        dropped += l->dropped_visits;
+        deep += l->deep_visits;
+        off += l->off_visits;
+        folded += l->folded_calls;
+        if (l->folded_max > folded_max) {
+            folded_max = l->folded_max;
+            deepest = l->folded_deepest;
+        }
+        mismatched += l->mismatched_exits;
+        unmatched += l->unmatched_exits;
+        lost_nodes += l->cct.lost_nodes;
+    }
+    hp_memory_stats m;
+    hp_memory_get_stats(&m);
+    size_t n = 0;
+    if (m.failed_requests > 0)
+        snprintf(notes[n++], 256, "HP_TOTAL_MEMORY (%llu bytes) was used up: %llu visits "
+                 "and %llu call paths were not recorded; raise HP_TOTAL_MEMORY",
+                 (unsigned long long)m.total, (unsigned long long)dropped,
+                 (unsigned long long)lost_nodes);
+    if (deep > 0)
+        snprintf(notes[n++], 256, "%llu calls deeper than HP_PROFILING_MAX_DEPTH=%llu have "
+                 "no call path of their own: their time is in the path at that depth",
+                 (unsigned long long)deep, (unsigned long long)hp_cfg.profiling_max_depth);
+    if (deepest != NULL)
+        snprintf(notes[n++], 256, "HP_PROFILING_RECURSION=collapse folded %llu recursive "
+                 "calls into the calls they recursed from; the deepest recursion: %llu "
+                 "recursive calls open at once, in %.80s", (unsigned long long)folded,
+                 (unsigned long long)folded_max, deepest->name);
+    if (off > 0)
+        snprintf(notes[n++], 256, "%llu calls were switched off by HP_SELECT_SUBTREES or "
+                 "HP_EXCLUDE_SUBTREES: their time is in the program root or the excluded "
+                 "region that called them", (unsigned long long)off);
+    if (mismatched > 0)
+        snprintf(notes[n++], 256, "%llu regions were closed by the exit of an outer "
+                 "function (longjmp, exceptions or cancelled threads)",
+                 (unsigned long long)mismatched);
+    if (unmatched > 0)
+        snprintf(notes[n++], 256, "%llu function exits matched no entered function "
+                 "and were ignored", (unsigned long long)unmatched);
+    if (hp_trace_output_flushes() > 0)
+        snprintf(notes[n++], 256, "trace buffers were flushed to disk %llu times (regions "
+                 "TRACE BUFFER FLUSH in the trace); raise HP_TOTAL_MEMORY to avoid it",
+                 (unsigned long long)hp_trace_output_flushes());
+    if (hp_trace_output_lost_samples() > 0)
+        snprintf(notes[n++], 256, "%llu samples are not in the trace: its buffer was full and "
+                 "no event of their thread came to flush it; raise HP_TOTAL_MEMORY",
+                 (unsigned long long)hp_trace_output_lost_samples());
+    if (hp_location_refused_count() > 0)
+        snprintf(notes[n++], 256, "%llu threads were not measured: HP_TOTAL_MEMORY could "
+                 "not hold their call trees", (unsigned long long)hp_location_refused_count());
+    size_t demoted = 0;
+    hp_overhead_demoted(&demoted);
+    if (demoted > 0)
+        snprintf(notes[n++], 256, "HP_OVERHEAD_BUDGET=%llu%% switched off %zu hot, short "
+                 "region%s during the run (listed in summary.txt with visits until then; "
+                 "demoted.filter leaves them out at the next build; HP_OVERHEAD_BUDGET=0 "
+                 "counts every visit)", (unsigned long long)hp_cfg.overhead_budget, demoted,
+                 demoted == 1 ? "" : "s");
+    if (hp_region_unknown_count() > 0)
+        snprintf(notes[n++], 256, "%llu functions had no symbol and are named "
+                 "UNKNOWN@...", (unsigned long long)hp_region_unknown_count());
+    return n;
+}
+
+/* Opens dir/name for writing; path receives the full name for messages. */
+static FILE *open_in_directory(const char *dir, const char *name, char *path, size_t size)
+{
+    if (snprintf(path, size, "%s/%s", dir, name) >= (int)size) {
+        errno = ENAMETOOLONG;
+        return NULL;
+    }
+    return fopen(path, "w");
+}
+
+static void write_config(const char *dir)
+{
+    char path[PATH_SIZE];
+    FILE *f = open_in_directory(dir, "hp.config", path, sizeof(path));
+    if (f == NULL) {
+        hp_error("cannot write %s: %s", path, strerror(errno));
+        return;
+    }
+    hp_config_print_effective(f);
+    if (fclose(f) != 0)
+        hp_error("cannot write %s: %s", path, strerror(errno));
+}
+
+static void write_summary(const char *dir, const char *file, const hp_profile *p,
+                          char notes[][256], size_t nnotes)
+{
+    const char *lines[MAX_NOTES + 1];
+    for (size_t i = 0; i < nnotes; i++)
+        lines[i] = notes[i];
+    lines[nnotes] = NULL;
+    hp_summary_notes sn = { hp_experiment_program_name(), hp_timer_name(), lines };
+    char path[PATH_SIZE];
+    FILE *f = open_in_directory(dir, file, path, sizeof(path));
+    int rc = f != NULL ? hp_summary_write(f, p, &sn) : -1;
+    if (f != NULL && fclose(f) != 0)
+        rc = -1;
+    if (rc < 0)
+        hp_error("cannot write %s: %s", path, strerror(errno));
+}
+
+static void write_cube(const char *dir, const char *file, const hp_profile *p)
+{
+    char path[PATH_SIZE], err[512];
+    if (snprintf(path, sizeof(path), "%s/%s", dir, file) >= (int)sizeof(path))
+        hp_error("experiment directory name too long: %s", dir);
+    else if (hp_cube_write(p, path, err, sizeof(err)) < 0)
+        hp_error("%s", err);
+}
+
+/* The directory agreed on or created so far ("" = none yet). */
+static char directory[PATH_SIZE / 2];
+
+int hp_experiment_create_directory(char *dir, size_t size)
+{
+    if (create_directory(hp_runtime_start_time(), dir, size) < 0) {
+        hp_error("cannot create the experiment directory %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    hp_experiment_set_directory(dir);
+    return 0;
+}
+
+const char *hp_experiment_directory(void)
+{
+    return directory;
+}
+
+void hp_experiment_set_directory(const char *dir)
+{
+    if (dir != directory) /* snprintf must not copy a string onto itself */
+        snprintf(directory, sizeof(directory), "%s", dir);
+}
+
+/* Unmeasured calls per function, summed over this process's locations. */
+static int add_unmeasured(hp_profile_data *d)
+{
+    size_t n = 0;
+    const char *const *names = hp_location_call_names(&n);
+    if (n == 0)
+        return 0;
+    uint64_t *sums = calloc(n, sizeof(uint64_t));
+    d->unmeasured = calloc(n, sizeof(hp_profile_call_count));
+    if (sums == NULL || d->unmeasured == NULL) {
+        free(sums);
+        return -1;
+    }
+    for (hp_location *l = hp_location_list(); l != NULL; l = l->next)
+        for (size_t i = 0; l->call_counts != NULL && i < n; i++)
+            sums[i] += l->call_counts[i];
+    size_t used = 0;
+    for (size_t i = 0; i < n; i++)
+        if (sums[i] > 0)
+            d->unmeasured[used++] = (hp_profile_call_count){ names[i], 0, sums[i] };
+    free(sums);
+    d->profile.unmeasured = d->unmeasured;
+    d->profile.nunmeasured = used;
+    return 0;
+}
+
+static void add_sampling(hp_profile_data *d)
+{
+    hp_sampling_stats s;
+    uint64_t interval_ns;
+    hp_sampling_collect(&s, &interval_ns);
+    hp_profile_sampling *out = &d->profile.sampling;
+    *out = (hp_profile_sampling){ .frequency = hp_cfg.sampling_frequency,
+                                  .samples = s.samples,
+                                  .attributed = s.attributed,
+                                  .in_mpi = s.in_mpi,
+                                  .busy = s.busy,
+                                  .throttled = s.throttled,
+                                  .failed = s.failed + s.truncated,
+                                  .unanchored = s.unanchored,
+                                  .mpi_unwinds = s.mpi_unwinds,
+                                  .thunks_set = s.thunks_set,
+                                  .thunk_prefixes = s.thunk_prefixes,
+                                  .walked_frames = s.walked_frames };
+    for (int i = 0; i < HP_PROFILE_SAMPLING_BUCKETS && i < HP_SAMPLING_BUCKETS; i++)
+        out->histogram[i] = s.histogram[i];
+}
+
+/* What the compiler instrumented, the probe cost, and the visits it was paid for. */
+static void add_instrumentation(hp_profile_data *d, double ticks_per_second)
+{
+    uint64_t units[HP_INSTR_COUNTS];
+    hp_overhead_unit_totals(units);
+    hp_profile *p = &d->profile;
+    hp_profile_instrumentation *out = &p->instrumentation;
+    *out = (hp_profile_instrumentation){
+        .units = units[HP_INSTR_UNITS],
+        .instrumented = units[HP_INSTR_INSTRUMENTED],
+        .skipped_inline = units[HP_INSTR_INLINE],
+        .skipped_artificial = units[HP_INSTR_ARTIFICIAL],
+        .skipped_system = units[HP_INSTR_SYSTEM],
+        .filtered = units[HP_INSTR_FILTERED],
+        .budget_percent = hp_cfg.overhead_budget,
+        .probe_ps = (uint64_t)((double)hp_overhead_probe_ticks() * 1e12 / ticks_per_second),
+    };
+    double measured = 0;
+    for (size_t c = 0; c < p->ncnodes; c++) {
+        bool compiler = strcmp(p->regions[p->cnodes[c].region].paradigm, "compiler") == 0;
+        bool root = p->cnodes[c].parent == HP_PROFILE_NO_PARENT;
+        for (size_t l = 0; l < p->nlocations; l++) {
+            if (compiler)
+                out->probe_visits += d->visits[c * p->nlocations + l];
+            if (root)
+                measured += d->time[c * p->nlocations + l];
+        }
+    }
+    out->measured_ns = (uint64_t)(measured * 1e9);
+}
+
+/* Writes dir/demoted.filter: a compile-time filter (hp-instrument --instrument-filter)
+ * that leaves out every region the budget switched off. Nothing when none was. */
+static void write_demoted_filter(const char *dir, const hp_profile *p)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < p->nregions; i++)
+        n += p->regions[i].demoted;
+    if (n == 0)
+        return;
+    char path[PATH_SIZE];
+    FILE *f = open_in_directory(dir, "demoted.filter", path, sizeof(path));
+    if (f == NULL)
+        return;
+    fprintf(f, "# Regions that HP_OVERHEAD_BUDGET=%llu%% switched off during the run: their\n"
+               "# probes cost more than the budget allows. Build with\n"
+               "#   hp-instrument --instrument-filter=%s ...\n"
+               "# to leave them out at compile time (they can then be inlined).\n"
+               "SCOREP_REGION_NAMES_BEGIN\n",
+            (unsigned long long)p->instrumentation.budget_percent, path);
+    /* Symbol names hold no blanks, '#' or wildcards: no escaping needed. */
+    for (size_t i = 0; i < p->nregions; i++)
+        if (p->regions[i].demoted)
+            fprintf(f, "  EXCLUDE MANGLED %s\n", p->regions[i].mangled_name);
+    fprintf(f, "SCOREP_REGION_NAMES_END\n");
+    if (fclose(f) != 0)
+        hp_error("cannot write %s: %s", path, strerror(errno));
+}
+
+int hp_experiment_build(hp_profile_data *d)
+{
+    static char host[256] = "localhost";
+    gethostname(host, sizeof(host) - 1);
+    hp_profile_options options = { hp_runtime_rank(), hp_runtime_mpi_active() };
+    if (hp_location_list() == NULL) {
+        hp_error("no thread could be measured: HP_TOTAL_MEMORY (%llu bytes) is too small; "
+                 "nothing written",
+                 (unsigned long long)hp_cfg.total_memory);
+        return -1;
+    }
+    if (hp_profile_build(d, hp_location_list(), hp_timer_ticks_per_second(), host,
+                         "hpmeasure " HP_VERSION, &options) < 0 ||
+        add_unmeasured(d) < 0) {
+        hp_error("out of memory while building the profile");
+        return -1;
+    }
+    add_sampling(d);
+    add_instrumentation(d, hp_timer_ticks_per_second());
+    return 0;
+}
+
+/* Why the run was cut short ("" = it was not): goes into the profile and summary. */
+static char interruption[128];
+
+void hp_experiment_set_interrupted(const char *text)
+{
+    snprintf(interruption, sizeof(interruption), "%s", text);
+}
+
+/* Writes p into dir (which exists) as profile<suffix>.cubex and summary<suffix>.txt. */
+static void write_profile_in(const char *dir, const hp_profile *p, const char *suffix)
+{
+    char notes[MAX_NOTES][256], name[64];
+    size_t nnotes = collect_notes(notes);
+    size_t said = nnotes; /* the counters' notes were said on stderr when they arose */
+    for (unsigned i = 0; nnotes < MAX_NOTES && hp_metrics_note(i) != NULL; i++)
+        snprintf(notes[nnotes++], 256, "%s", hp_metrics_note(i));
+    hp_profile marked = *p;
+    if (interruption[0] != '\0')
+        marked.interrupted = interruption;
+    snprintf(name, sizeof(name), "profile%s.cubex", suffix);
+    write_cube(dir, name, &marked);
+    snprintf(name, sizeof(name), "summary%s.txt", suffix);
+    write_summary(dir, name, &marked, notes, nnotes);
+    write_config(dir);
+    write_demoted_filter(dir, p);
+    for (size_t i = 0; i < said; i++)
+        hp_warn("%s", notes[i]);
+}
+
+void hp_experiment_write_profile(const hp_profile *p, const char *suffix)
+{
+    if (suffix[0] == '\0') /* the whole job's profile */
+        hp_site_log_append(p);
+    if (!hp_cfg.enable_profiling) /* accounting only (HP_SITE_LOG): no experiment */
+        return;
+    if (directory[0] == '\0' && hp_experiment_create_directory(directory,
+                                                               sizeof(directory)) < 0)
+        return;
+    write_profile_in(directory, p, suffix);
+    hp_info("experiment written to %s", directory);
+    if (hp_location_thread_count() > hp_location_count())
+        hp_info("%llu threads ran in %u locations (HP_THREAD_LOCATIONS=reuse)",
+                (unsigned long long)hp_location_thread_count(), hp_location_count());
+}
+
+/* Adds (sign 1) or takes back (sign -1) the time so far of the calling thread's open
+ * frames, so that a snapshot shows main and the calls around the snapshot with their
+ * time; the thread is inside the snapshot, so nothing else changes these nodes. */
+static void open_frames_time(hp_location *loc, uint64_t now, int sign)
+{
+    const hp_stack_chunk *c = loc->chunk;
+    const hp_frame *f = loc->sp;
+    for (uint64_t n = loc->depth; n > 0 && c != NULL; n--) {
+        if (f == c->base) {
+            if (c->prev == NULL)
+                break;
+            c = c->prev;
+            f = c->limit;
+        }
+        --f;
+        if (f->node != NULL && f->start <= now)
+            f->node->incl_ticks += sign > 0 ? now - f->start : -(now - f->start);
+    }
+}
+
+void hp_experiment_wait_for_ranks(int size, int max_ms)
+{
+    for (int ms = 0; ms < max_ms && directory[0] != '\0'; ms += 10) {
+        int found = 0;
+        char path[PATH_SIZE];
+        for (int r = 0; r < size; r++) {
+            snprintf(path, sizeof(path), "%s/profile-rank%d.cubex", directory, r);
+            found += access(path, F_OK) == 0;
+        }
+        if (found >= size)
+            return;
+        struct timespec pause = { 0, 10000000 };
+        nanosleep(&pause, NULL);
+    }
+}
+
+void hp_experiment_snapshot(int number)
+{
+    uint64_t now = hp_timer_now();
+    for (hp_location *l = hp_location_list(); l != NULL; l = l->next) {
+        hp_cct_node *root = l->cct.root;
+        if (!atomic_load(&l->closed)) { /* the program root's time, as closing sets it */
+            root->incl_ticks = hp_location_root_ticks(l, now);
+            if (root->visits == 1)
+                root->min_ticks = root->max_ticks = root->incl_ticks;
+        }
+    }
+    hp_location *self = hp__tls_location;
+    bool own = self != NULL && !hp_location_ignores_events(self) && !self->in_core;
+    if (own)
+        open_frames_time(self, now, 1);
+    hp_profile_data d;
+    int rc = hp_experiment_build(&d);
+    if (own)
+        open_frames_time(self, now, -1);
+    if (rc < 0)
+        return;
+    char dir[PATH_SIZE], suffix[32] = "";
+    if (directory[0] == '\0' && hp_experiment_create_directory(directory,
+                                                               sizeof(directory)) < 0)
+        goto out;
+    snprintf(dir, sizeof(dir), "%s/snapshot-%d", directory, number);
+    if (mkdir(dir, 0777) < 0 && errno != EEXIST) { /* MPI ranks share it */
+        hp_error("cannot create %s: %s", dir, strerror(errno));
+        goto out;
+    }
+    if (hp_runtime_mpi_active())
+        snprintf(suffix, sizeof(suffix), "-rank%d", hp_runtime_rank());
+    snprintf(interruption, sizeof(interruption), "snapshot %d, taken while the program "
+             "ran", number);
+    write_profile_in(dir, &d.profile, suffix);
+    interruption[0] = '\0';
+    hp_warn("snapshot %d written to %s", number, dir);
+out:
+    hp_profile_data_release(&d);
+}
+
+void hp_experiment_write_rank(int rank)
+{
+    char suffix[32];
+    snprintf(suffix, sizeof(suffix), "-rank%d", rank);
+    hp_profile_data d;
+    if (hp_experiment_build(&d) < 0)
+        return;
+    hp_experiment_write_profile(&d.profile, suffix);
+    hp_profile_data_release(&d);
+}

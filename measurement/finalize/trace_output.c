@@ -1,0 +1,234 @@
+/*
+ * From trace buffers to the OTF2 archive (trace_output.h).
+ */
+#include "trace_output.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "measurement/core/location.h"
+#include "measurement/core/timer.h"
+#include "measurement/finalize/trace_contexts.h"
+#include "util/log.h"
+
+static uint64_t sync_t_init, sync_t_fin;
+static double sync_off_init, sync_off_fin;
+
+void hp_trace_output_set_offsets(uint64_t t_init, double off_init, uint64_t t_fin,
+                                 double off_fin)
+{
+    sync_t_init = t_init;
+    sync_off_init = off_init;
+    sync_t_fin = t_fin;
+    sync_off_fin = off_fin;
+}
+
+/* ticks -> ns of the monotonic clock: ns(t) = (t - t0) * s + o. With offsets measured at
+ * T_init and T_fin, global(t) = ns(t) - off(ns(t)) where off interpolates linearly:
+ * off(x) = off_init + k (x - T_init), k = (off_fin - off_init) / (T_fin - T_init); that is
+ * again linear in t: slope (1 - k) s, offset (1 - k) o + k T_init - off_init. */
+hp_trace_clock hp_trace_output_clock(void)
+{
+    uint64_t ticks, ns;
+    hp_timer_reference(&ticks, &ns);
+    double s = 1e9 / hp_timer_ticks_per_second(), o = (double)ns;
+    double k = sync_t_fin > sync_t_init
+                   ? (sync_off_fin - sync_off_init) / (double)(sync_t_fin - sync_t_init)
+                   : 0.0;
+    return (hp_trace_clock){ ticks, (1 - k) * s,
+                             (1 - k) * o + k * (double)sync_t_init - sync_off_init };
+}
+
+/* Locations by id, as the profile orders them (ids have no gaps once published). */
+static hp_location **locations_in_order(size_t *count)
+{
+    size_t n = hp_location_count();
+    hp_location **v = calloc(n ? n : 1, sizeof(*v));
+    if (v == NULL)
+        return NULL;
+    for (hp_location *l = hp_location_list(); l != NULL; l = l->next)
+        if (l->id < n)
+            v[l->id] = l;
+    *count = n;
+    return v;
+}
+
+typedef struct mapped_reader {
+    hp_trace_reader reader;
+    const uint32_t *region_map;
+    const uint32_t *comm_map;
+    uint32_t ncomms;
+    hp_trace_contexts *contexts; /* NULL: samples are left out */
+    bool samples;                /* the location recorded samples */
+    uint32_t prev_context;       /* of its previous sample, UINT32_MAX = none yet */
+    hp_trace_event *copy;
+    size_t copy_capacity;
+} mapped_reader;
+
+/* The global id of a local communicator id (WORLD and SELF are the same everywhere). */
+static uint32_t comm_id(const mapped_reader *m, uint32_t local)
+{
+    if (m->comm_map == NULL)
+        return local < 2 ? local : UINT32_MAX;
+    return local < m->ncomms ? m->comm_map[local] : UINT32_MAX;
+}
+
+/* A sample's calling context (UINT32_MAX: none, the writer leaves it out) into the
+ * copy's payload, and its unwind distance against the location's previous sample. */
+static void map_sample(mapped_reader *m, const hp_trace_event *e, hp_trace_event *copy)
+{
+    uint32_t cc = UINT32_MAX;
+    if (m->contexts != NULL)
+        cc = hp_trace_contexts_of(m->contexts, (const hp_cct_node *)(uintptr_t)e[1].time);
+    copy[1].time = cc;
+    if (cc == UINT32_MAX)
+        return;
+    copy[0].region = hp_trace_contexts_distance(m->contexts, m->prev_context, cc, e[0].region);
+    m->prev_context = cc;
+}
+
+/* Chunks of the location's events, region and communicator ids translated, and the
+ * call-tree nodes of samples turned into calling context ids. */
+static int next_mapped(void *ctx, const hp_trace_event **events, size_t *n)
+{
+    mapped_reader *m = ctx;
+    int rc = hp_trace_reader_next(&m->reader, events, n);
+    if (rc != 1 || (m->region_map == NULL && m->comm_map == NULL && !m->samples))
+        return rc; /* serial without samples: as they are */
+    if (*n > m->copy_capacity) {
+        free(m->copy);
+        m->copy = malloc(*n * sizeof(hp_trace_event));
+        m->copy_capacity = m->copy != NULL ? *n : 0;
+        if (m->copy == NULL)
+            return -1;
+    }
+    memcpy(m->copy, *events, *n * sizeof(hp_trace_event));
+    for (size_t i = 0; i < *n; i += hp_trace_slots((*events)[i].kind)) {
+        uint32_t kind = (*events)[i].kind, id = (*events)[i].region;
+        if ((kind == HP_TRACE_ENTER || kind == HP_TRACE_LEAVE) && m->region_map != NULL)
+            m->copy[i].region = m->region_map[id];
+        else if (hp_trace_has_comm(kind))
+            m->copy[i].region = comm_id(m, id);
+        else if (kind == HP_TRACE_SAMPLE)
+            map_sample(m, &(*events)[i], &m->copy[i]);
+    }
+    *events = m->copy;
+    return 1;
+}
+
+/* Calling contexts for the samples of this process's locations (NULL when none
+ * recorded samples, or out of memory: said on stderr). */
+static hp_trace_contexts *sample_contexts(hp_location **locs, size_t n,
+                                          const hp_trace_tree *tree, const uint32_t *region_map)
+{
+    uint64_t samples = 0;
+    for (size_t i = 0; i < n; i++)
+        if (locs[i] != NULL)
+            samples += locs[i]->trace.samples;
+    if (samples == 0)
+        return NULL;
+    hp_trace_contexts *c = tree != NULL && tree->ncnodes > 0
+                               ? hp_trace_contexts_new(tree->cnodes, tree->ncnodes, region_map)
+                               : NULL;
+    if (c == NULL)
+        hp_warn("trace: %llu samples left out (%s)", (unsigned long long)samples,
+                tree == NULL || tree->ncnodes == 0 ? "no unified call tree" : "out of memory");
+    return c;
+}
+
+int hp_trace_output_locations(hp_trace_writer *w, int rank, const uint32_t *region_map,
+                              const uint32_t *comm_map, uint32_t ncomms,
+                              const hp_trace_tree *tree, uint64_t *counts)
+{
+    size_t n;
+    hp_location **locs = locations_in_order(&n);
+    if (locs == NULL)
+        return -1;
+    hp_trace_contexts *contexts = sample_contexts(locs, n, tree, region_map);
+    hp_trace_clock clock = hp_trace_output_clock();
+    uint64_t clamped_before = hp_trace_writer_clamped(w);
+    int rc = 0;
+    for (size_t i = 0; i < n; i++) {
+        counts[i] = 0;
+        mapped_reader m = { .region_map = region_map, .comm_map = comm_map, .ncomms = ncomms,
+                            .contexts = contexts, .prev_context = UINT32_MAX };
+        if (locs[i] == NULL)
+            continue;
+        m.samples = locs[i]->trace.samples > 0;
+        if (hp_trace_reader_open(&m.reader, &locs[i]->trace) < 0) {
+            /* still written (empty): every location in the definitions needs its files */
+            hp_warn("trace: cannot read the spilled events of location "
+                    "%u; writing it empty", locs[i]->id);
+            free(m.reader.scratch);
+            m.reader = (hp_trace_reader){ &locs[i]->trace, NULL, -1, NULL };
+            rc = -1;
+        }
+        char err[512];
+        uint64_t id = (uint64_t)rank << 32 | locs[i]->id;
+        int64_t written = hp_trace_writer_location(w, id, &clock, next_mapped, &m, err,
+                                                   sizeof(err));
+        if (written < 0) {
+            hp_error("trace: %s", err);
+            rc = -1;
+        } else {
+            counts[i] = (uint64_t)written;
+        }
+        hp_trace_reader_close(&m.reader);
+        free(m.copy);
+    }
+    free(locs);
+    hp_trace_contexts_free(contexts);
+    uint64_t clamped = hp_trace_writer_clamped(w) - clamped_before;
+    if (clamped > 0)
+        hp_warn("trace: %llu timestamps of rank %d went backwards after "
+                "clock correction and were raised to their predecessor",
+                (unsigned long long)clamped, rank);
+    return rc;
+}
+
+void hp_trace_output_span(const hp_trace_writer *w, uint64_t *first, uint64_t *last)
+{
+    if (!hp_trace_writer_time_range(w, first, last)) { /* no events: neutral for min/max */
+        *first = UINT64_MAX;
+        *last = 0;
+    }
+}
+
+void hp_trace_output_serial(const char *directory, const hp_profile *p)
+{
+    char err[512];
+    hp_trace_writer *w = hp_trace_writer_open(directory, 0, NULL, err, sizeof(err));
+    if (w == NULL) {
+        hp_error("trace: %s", err);
+        return;
+    }
+    size_t n = hp_location_count() > p->nlocations ? hp_location_count() : p->nlocations;
+    uint64_t *counts = calloc(n ? n : 1, sizeof(uint64_t));
+    uint64_t first, last;
+    hp_trace_tree tree = { p->cnodes, p->ncnodes };
+    int rc = counts != NULL ? hp_trace_output_locations(w, 0, NULL, NULL, 0, &tree, counts)
+                            : -1;
+    hp_trace_output_span(w, &first, &last);
+    if (rc < 0 ||
+        hp_trace_writer_global_defs(w, p, counts, 1e9, first, last, err, sizeof(err)) < 0)
+        hp_error("trace: %s", counts == NULL ? "out of memory" : err);
+    if (hp_trace_writer_close(w, err, sizeof(err)) < 0)
+        hp_error("trace: %s", err);
+    free(counts);
+}
+
+uint64_t hp_trace_output_flushes(void)
+{
+    uint64_t n = 0;
+    for (hp_location *l = hp_location_list(); l != NULL; l = l->next)
+        n += l->trace.flushes;
+    return n;
+}
+
+uint64_t hp_trace_output_lost_samples(void)
+{
+    uint64_t n = 0;
+    for (hp_location *l = hp_location_list(); l != NULL; l = l->next)
+        n += l->trace.lost_samples;
+    return n;
+}

@@ -1,0 +1,43 @@
+/*
+ * The measurement run: start-up (configuration, timer, budget, filter, registry, the
+ * master location) and the end (stop every location, build the unified profile, write
+ * the experiment directory). Start-up runs from the library constructor, or earlier
+ * from the first event if another constructor calls instrumented code first; the end
+ * runs at exit, from wherever exit() was called.
+ */
+#ifndef HP_MEASUREMENT_RUNTIME_H
+#define HP_MEASUREMENT_RUNTIME_H
+
+#include <stdbool.h>
+
+#include "measurement/core/runtime_job.h" /* the job identity (MPI rank, start time) lives there */
+
+/* Starts measurement if that has not happened; true while measurement runs. Cheap
+ * after the first call. Exits the process (status 1, before anything was measured)
+ * when the configuration or filter file is invalid. */
+bool hp_runtime_ensure_started(void);
+
+/* Reports a bad HP_* value or input file (what: e.g. "invalid configuration", message:
+ * one line per problem) and stops the program with status 1, writing nothing. */
+void hp_runtime_stop_on_bad_input(const char *what, const char *message);
+
+/* Writes the experiment now and stops measurement (idempotent). In an MPI run whose
+ * MPI_Finalize was not reached, this rank writes its own profile-rank<r>.cubex. */
+void hp_runtime_finalize(void);
+
+/* True while measurement runs (started, not ended, not disabled). Async-signal-safe. */
+bool hp_runtime_running(void);
+
+/* Stops measurement on every location and accounts their open frames as ending now.
+ * Returns false when measurement had ended already (the caller then writes nothing). */
+bool hp_runtime_stop(void);
+
+/* Write an experiment only if this process initializes MPI (hp-run preloads the
+ * measurement into mpiexec and its helpers too, which must leave nothing behind). */
+void hp_runtime_require_mpi(void);
+
+/* Set by the MPI adapter: returns this process's MPI rank when MPI was initialized
+ * (even if our MPI_Init wrapper never ran, e.g. under another PMPI tool), else -1. */
+void hp_runtime_set_mpi_probe(int (*probe)(void));
+
+#endif

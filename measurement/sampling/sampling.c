@@ -1,0 +1,481 @@
+/*
+ * Timer sampling (sampling.h): the per-thread timers, the signal handler, the effective
+ * interval of each sample, and adding unwound frames to a location's call tree.
+ *
+ * The handler only runs its work when the thread is outside the core (the location's
+ * in_core guard): then nothing else on this thread is using the location's call tree or
+ * arena, and the handler may extend them. It takes no lock and never calls malloc;
+ * placeholders for functions seen for the first time come from the location's arena
+ * and are named after the run (region.c).
+ */
+#include "sampling.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "measurement/core/config.h"
+#include "measurement/core/location.h"
+#include "measurement/core/region.h"
+#include "thunks.h"
+#include "measurement/core/timer.h"
+#include "unwind.h"
+#include "util/log.h"
+
+enum {
+    SAMPLE_SIGNAL_OFFSET = 6, /* the timers' signal: SIGRTMIN + 6 */
+    SIGNAL_STACK = 32 * 1024, /* the handler's own stack (see use_signal_stack) */
+    MAX_FRAMES = 512, /* deeper stacks count as truncated unwinds */
+    MAX_STOPS = 4     /* innermost instrumented frames an unwind may end at */
+};
+
+struct hp_sampling {
+    timer_t timer;
+    _Atomic int armed;    /* the timer exists (it ticks unless sampling is deferred) */
+    hp_unwinder *unwinder;
+    struct hp_thunk_stack *thunks; /* the thread's side stack (HP_UNWIND_THUNKS) */
+    void *signal_stack;   /* the thread's alternate signal stack, or NULL */
+    uint64_t last_ticks;  /* time of the previous valid sample (or of the thread's start) */
+    uint64_t mpi_at_last; /* the location's MPI time then */
+    /* the previous unwound path, outermost first: frames it shares with the next one are
+       the same activations and are not counted as new visits */
+    uint64_t quiet_until; /* samples before this time are skipped (throttling) */
+    const hp_cct_node *prev_anchor;
+    size_t prev_count;
+    size_t fresh; /* frames of the last attached path that were new activations */
+    hp_unwind_frame prev[MAX_FRAMES];
+    hp_cct_node *prev_nodes[MAX_FRAMES];
+    hp_unwind_frame frames[MAX_FRAMES];
+    hp_sampling_stats stats;
+};
+
+static bool enabled;
+static _Atomic bool deferred; /* timers wait for hp_sampling_resume (hp-run) */
+static int sample_signal; /* a real-time signal: see hp_sampling_setup */
+static uint64_t interval_ns;
+static uint64_t interval_ticks;
+static hp_region *unwind_failed_region;
+
+bool hp_sampling_enabled(void)
+{
+    return enabled;
+}
+
+/* ---- adding paths to the call tree -------------------------------------------------- */
+
+/* The UNWIND FAILED child of anchor, visited once more. The previous unwound path stays
+ * the reference for the next one: two observed paths that differ prove new activations
+ * whatever went unobserved between them, so visits stay lower bounds (forgetting it here
+ * made every failed unwind count a new visit of main and every frame below). */
+static hp_cct_node *failed_node(hp_location *loc, hp_cct_node *anchor)
+{
+    hp_cct_node *n = hp_cct_child(&loc->cct, anchor, unwind_failed_region);
+    if (n == NULL)
+        return anchor;
+    n->visits++;
+    return n;
+}
+
+/* True when the frame f at depth is the activation the previous path had there. The
+ * thunks know it for the outermost frames (still thunked: the same; thunk gone: returned).
+ * Elsewhere it is taken to be the same when the function is the same and it is called
+ * from the same call site in the same parent (same_parent): its own call site does not
+ * matter, it moves on while the function runs. Either way visits can only undercount. */
+static bool same_activation(const struct hp_sampling *s, const hp_unwind_known *k,
+                            size_t depth, const hp_unwind_frame *f, bool same_parent)
+{
+    if (depth >= s->prev_count || s->prev[depth].start != f->start)
+        return false;
+    if (depth < k->alive)
+        return true;
+    if (depth >= k->gone_from && depth < k->gone_end)
+        return false;
+    return same_parent;
+}
+
+/* Adds frames (innermost first) below anchor and returns the innermost node. A frame
+ * that is the same activation as in the previous path (same_activation) is no visit, so
+ * visits are lower bounds. */
+static hp_cct_node *attach_path(hp_location *loc, hp_cct_node *anchor,
+                                const hp_unwind_frame *frames, size_t count)
+{
+    struct hp_sampling *s = loc->sampling;
+    s->fresh = 0;
+    if (count == 0) /* nothing below the anchor: the reference path stays */
+        return anchor;
+    hp_unwind_known known = hp_unwinder_known(s->unwinder);
+    hp_cct_node *node = anchor;
+    bool same = anchor == s->prev_anchor;
+    uintptr_t old_parent_site = 0, new_parent_site = 0;
+    size_t depth = 0;
+    for (size_t i = count; i-- > 0; depth++) {
+        const hp_unwind_frame *f = &frames[i];
+        same = same && same_activation(s, &known, depth, f, old_parent_site == new_parent_site);
+        if (same) {
+            node = s->prev_nodes[depth];
+        } else {
+            hp_region *r = hp_region_for_sample(f->start, &loc->arena);
+            hp_cct_node *child = r != NULL ? hp_cct_child(&loc->cct, node, r) : NULL;
+            if (child == NULL)
+                break; /* budget: the path ends here */
+            child->visits++;
+            node = child;
+            s->fresh++;
+        }
+        old_parent_site = depth < s->prev_count ? s->prev[depth].site : 0;
+        new_parent_site = f->site;
+        s->prev[depth] = *f;
+        s->prev_nodes[depth] = node;
+    }
+    s->prev_anchor = anchor;
+    s->prev_count = depth;
+    return node;
+}
+
+/* The function addresses of the innermost instrumented frames (current stack chunk). */
+static size_t stop_addresses(const hp_location *loc, uintptr_t *out)
+{
+    size_t n = 0;
+    for (const hp_frame *f = loc->sp; f > loc->stack_base && n < MAX_STOPS;)
+        out[n++] = (--f)->addr;
+    return n;
+}
+
+typedef enum path_result { PATH_ADDED, PATH_FAILED, PATH_UNANCHORED } path_result;
+
+/* True when one of the frames is a function the compiler adapter measures (a known,
+ * unfiltered region): the sample came between its first instruction and its enter hook,
+ * or after its exit hook, so the shadow stack does not have it. Adding it would count a
+ * false visit and add time on top of its measured time; the sample stays with the
+ * current region instead. */
+static bool has_hooked_frame(const hp_unwind_frame *frames, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        hp_region *r = hp_region_find(frames[i].start); /* only hooks fill that table */
+        if (r != NULL && r != HP_REGION_FILTERED)
+            return true;
+    }
+    return false;
+}
+
+/* Turns an unwind's outcome into the node to charge: *leaf. */
+static path_result place(hp_location *loc, hp_unwind_status status, const hp_unwind_stop *stop,
+                         size_t count, hp_cct_node **leaf)
+{
+    struct hp_sampling *s = loc->sampling;
+    hp_cct_node *anchor = loc->current;
+    s->fresh = 0;
+    if (status != HP_UNWIND_COMPLETE) {
+        if (status == HP_UNWIND_TRUNCATED)
+            s->stats.truncated++;
+        else
+            s->stats.failed++;
+        *leaf = failed_node(loc, anchor);
+        return PATH_FAILED;
+    }
+    if ((stop->count > 0 && stop->hit == stop->count) || has_hooked_frame(s->frames, count)) {
+        s->stats.unanchored++;
+        *leaf = anchor;
+        return PATH_UNANCHORED;
+    }
+    *leaf = attach_path(loc, anchor, s->frames, count);
+    return PATH_ADDED;
+}
+
+hp_cct_node *hp_sampling_call_path(hp_location *loc)
+{
+    struct hp_sampling *s = loc->sampling;
+    if (s == NULL || loc->current == NULL)
+        return loc->current;
+    uintptr_t starts[MAX_STOPS];
+    hp_unwind_stop stop = { starts, stop_addresses(loc, starts), 0 };
+    size_t count;
+    hp_unwind_status status = hp_unwind_here(s->unwinder, &stop, s->frames, MAX_FRAMES, &count);
+    s->stats.mpi_unwinds++;
+    hp_cct_node *leaf;
+    place(loc, status, &stop, count, &leaf);
+    return leaf;
+}
+
+/* ---- the signal handler -------------------------------------------------------------- */
+
+/* The effective interval of a sample taken now, and the start of the next one. */
+static uint64_t effective_interval(hp_location *loc, uint64_t now)
+{
+    struct hp_sampling *s = loc->sampling;
+    uint64_t mpi = loc->mpi_ticks - s->mpi_at_last;
+    uint64_t span = now - s->last_ticks;
+    s->last_ticks = now;
+    s->mpi_at_last = loc->mpi_ticks;
+    uint64_t ticks = span > mpi ? span - mpi : 0;
+    uint64_t bucket = interval_ticks > 0 ? ticks * 10 / interval_ticks : 0;
+    s->stats.histogram[bucket < HP_SAMPLING_BUCKETS ? bucket : HP_SAMPLING_BUCKETS - 1]++;
+    return ticks;
+}
+
+/* A sample that is not unwound. With function hooks on the stack, its interval is spent
+ * inside measured regions (mostly in the hooks themselves) and is dropped: carried over,
+ * it would weigh the next sample by every busy interval before it. Without hooks it is
+ * carried over to the next valid sample, so that sampled + MPI time stays wall time. */
+static void skip_sample(hp_location *loc, uint64_t now)
+{
+    struct hp_sampling *s = loc->sampling;
+    if (loc->depth > 0 && !loc->in_mpi) {
+        s->last_ticks = now;
+        s->mpi_at_last = loc->mpi_ticks;
+    }
+}
+
+static void take_sample(hp_location *loc, void *ucontext)
+{
+    struct hp_sampling *s = loc->sampling;
+    s->stats.samples++;
+    uint64_t now = hp_timer_now();
+    if (hp_location_ignores_events(loc)) {
+        s->stats.busy++;
+        return;
+    }
+    if (loc->in_core || now < s->quiet_until) {
+        s->stats.busy++;
+        skip_sample(loc, now);
+        return;
+    }
+    if (loc->in_mpi) {
+        s->stats.in_mpi++;
+        return;
+    }
+    hp_location_enter_core(loc);
+    uint64_t weight = effective_interval(loc, now);
+    /* In switched-off code (subtree.h) nothing is unwound: the current region, the
+     * excluded one or the root, has the time in its own already. */
+    if (loc->current != NULL && !hp_location_switched_off(loc)) {
+        uintptr_t starts[MAX_STOPS];
+        hp_unwind_stop stop = { starts, stop_addresses(loc, starts), 0 };
+        size_t count;
+        hp_unwind_status status = hp_unwind_signal(s->unwinder, ucontext, &stop, s->frames,
+                                                   MAX_FRAMES, &count);
+        hp_cct_node *leaf;
+        if (place(loc, status, &stop, count, &leaf) == PATH_ADDED)
+            s->stats.attributed++;
+        hp_cct_path_add(leaf, loc->current, weight);
+        /* OTF2's unwind distance: the frames newly entered since the previous sample,
+         * and the one below them that made progress (the leaf when nothing is new). */
+        if (loc->tracing)
+            hp_trace_add_sample(&loc->trace, now, leaf, (uint32_t)s->fresh + 1);
+    }
+    /* A handler that took more than half an interval (libunwind's slow path, e.g. in the
+     * dynamic linker's lazy binding) would leave the program no time between signals:
+     * the next samples are skipped for a while. */
+    uint64_t spent = hp_timer_now() - now;
+    if (spent > interval_ticks / 2) {
+        s->quiet_until = now + 4 * spent;
+        s->stats.throttled++;
+    }
+    hp_location_leave_core(loc);
+}
+
+static void on_timer_signal(int sig, siginfo_t *info, void *ucontext)
+{
+    (void)sig;
+    (void)info;
+    int saved = errno;
+    hp_location *loc = hp__tls_location;
+    if (loc != NULL && loc->sampling != NULL)
+        take_sample(loc, ucontext);
+    errno = saved;
+}
+
+/* ---- timers ------------------------------------------------------------------------- */
+
+/* False (and a warning, once) when the program replaced our signal handler: its own
+ * handler would receive our signals. */
+static bool handler_in_place(void)
+{
+    struct sigaction current;
+    if (sigaction(sample_signal, NULL, &current) == 0 && (current.sa_flags & SA_SIGINFO) &&
+        current.sa_sigaction == on_timer_signal)
+        return true;
+    hp_warn_once("the program replaced the handler of signal %d "
+                 "(SIGRTMIN+%d), which sampling uses: threads started from now on "
+                 "are not sampled", sample_signal, sample_signal - SIGRTMIN);
+    return false;
+}
+
+void hp_sampling_defer(void)
+{
+    atomic_store(&deferred, true);
+}
+
+/* Starts s's timer ticking; the samples' accounting begins now. */
+static void arm_timer(hp_location *loc, struct hp_sampling *s)
+{
+    s->last_ticks = hp_timer_now(); /* the time before stays with the program root */
+    s->mpi_at_last = loc->mpi_ticks;
+    struct itimerspec its = {
+        .it_interval = { (time_t)(interval_ns / 1000000000u), (long)(interval_ns % 1000000000u) },
+        .it_value = { (time_t)(interval_ns / 1000000000u), (long)(interval_ns % 1000000000u) },
+    };
+    timer_settime(s->timer, 0, &its, NULL);
+}
+
+void hp_sampling_resume(hp_location *loc)
+{
+    atomic_store(&deferred, false);
+    if (loc != NULL && loc->sampling != NULL)
+        arm_timer(loc, loc->sampling);
+    else if (loc != NULL)
+        hp_sampling_thread_start(loc);
+}
+
+/* Gives the thread an alternate signal stack (unless it has one), so that the handler
+ * does not write below the interrupted stack pointer: code that still reads memory there
+ * after moving the stack pointer up breaks otherwise. libunwind's _Ux86_64_setcontext
+ * does, while it lands a C++ exception in a handler (it is the program's unwinder when
+ * libunwind comes before libgcc_s): a sample in those few instructions jumped to 0.
+ * The memory is the location's: a thread that reuses it takes it over. */
+static void use_signal_stack(hp_location *loc, struct hp_sampling *s)
+{
+    stack_t old;
+    if (sigaltstack(NULL, &old) < 0 || !(old.ss_flags & SS_DISABLE))
+        return;
+    if (s->signal_stack == NULL)
+        s->signal_stack = hp_arena_alloc(&loc->arena, SIGNAL_STACK);
+    stack_t ss = { .ss_sp = s->signal_stack, .ss_flags = 0, .ss_size = SIGNAL_STACK };
+    if (s->signal_stack != NULL)
+        sigaltstack(&ss, NULL);
+}
+
+/* The sampling state of loc: its own, or new from its arena (NULL: budget). A location
+ * that a new thread reuses keeps its state (statistics, caches) but forgets the previous
+ * thread's last path, which says nothing about the new thread's stack. */
+static struct hp_sampling *sampling_state(hp_location *loc)
+{
+    struct hp_sampling *s = loc->sampling;
+    if (s != NULL) {
+        s->prev_anchor = NULL;
+        s->prev_count = 0;
+        s->quiet_until = 0;
+        return s;
+    }
+    s = hp_arena_alloc(&loc->arena, sizeof(*s));
+    hp_unwinder *u = hp_unwinder_new(&loc->arena);
+    if (s == NULL || u == NULL)
+        return NULL;
+    s->unwinder = u;
+    return s;
+}
+
+/* The state and timer of loc's thread (the caller). While sampling is deferred the timer
+ * is created but not started: MPI calls already unwind for their call paths. A location
+ * taken over from an ended thread gets a new timer: the old one was deleted at its end. */
+void hp_sampling_thread_start(hp_location *loc)
+{
+    if (!enabled || (loc->sampling != NULL && atomic_load(&loc->sampling->armed)) ||
+        !handler_in_place())
+        return;
+    struct hp_sampling *s = sampling_state(loc);
+    if (s == NULL)
+        return; /* budget: this thread is not sampled (its MPI calls are still measured) */
+    s->thunks = hp_thunks_thread_start(&loc->arena, s->thunks);
+    hp_unwinder_set_thunks(s->unwinder, s->thunks);
+    if (hp_thunks_enabled()) /* thunks' own guard code runs in the handler too */
+        use_signal_stack(loc, s);
+    struct sigevent ev;
+    memset(&ev, 0, sizeof(ev));
+    ev.sigev_notify = SIGEV_THREAD_ID;
+    ev.sigev_signo = sample_signal;
+    ev._sigev_un._tid = gettid();
+    if (timer_create(CLOCK_MONOTONIC, &ev, &s->timer) < 0)
+        return;
+    atomic_store(&s->armed, 1);
+    loc->sampling = s;
+    if (!atomic_load(&deferred))
+        arm_timer(loc, s);
+}
+
+void hp_sampling_thread_stop(hp_location *loc)
+{
+    struct hp_sampling *s = loc->sampling;
+    if (s != NULL && atomic_exchange(&s->armed, 0))
+        timer_delete(s->timer);
+}
+
+void hp_sampling_thread_end(hp_location *loc)
+{
+    hp_sampling_thread_stop(loc);
+    struct hp_sampling *s = loc->sampling;
+    stack_t current;
+    if (s == NULL || s->signal_stack == NULL || sigaltstack(NULL, &current) < 0 ||
+        current.ss_sp != s->signal_stack)
+        return;
+    /* a signal still queued for this thread must not run on memory another thread uses */
+    stack_t off = { .ss_flags = SS_DISABLE };
+    sigaltstack(&off, NULL);
+}
+
+/* HP_UNWIND_THUNKS: the unwinder's thunk-aware walk first, then the thunks' checks. */
+static void setup_thunks(void)
+{
+    if (hp_unwind_enable_thunks() < 0)
+        hp_warn("HP_UNWIND_THUNKS is off: libgcc_s.so.1 (its unwinder finds the return "
+                "address slots) cannot be loaded");
+    else
+        hp_thunks_setup();
+}
+
+int hp_sampling_setup(uint64_t hz)
+{
+    if (hp_unwind_init() < 0 || hp_region_enable_sampling() < 0) {
+        hp_warn("sampling is off: HP_TOTAL_MEMORY too small for its tables");
+        return -1;
+    }
+    if (hp_cfg.unwind_thunks) /* on failure say why; sampling goes on without thunks */
+        setup_thunks();
+    unwind_failed_region = hp_region_define("UNWIND FAILED", "", -1,
+                                            HP_PARADIGM_MEASUREMENT, HP_ROLE_ARTIFICIAL);
+    if (unwind_failed_region == NULL)
+        return -1;
+    interval_ns = 1000000000u / hz;
+    interval_ticks = (uint64_t)((double)interval_ns * hp_timer_ticks_per_second() / 1e9);
+    /* Not SIGPROF: programs use it themselves (setitimer(ITIMER_PROF), gprof) or reset
+     * it to its default action, which would kill them at our next sample. A real-time
+     * signal above glibc's own is left alone by programs and libraries; a timer's signal
+     * is queued at most once (overruns are counted, not queued). */
+    sample_signal = SIGRTMIN + SAMPLE_SIGNAL_OFFSET;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_sigaction = on_timer_signal;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    if (sample_signal > SIGRTMAX || sigaction(sample_signal, &sa, NULL) < 0) {
+        hp_warn("sampling is off: cannot handle signal SIGRTMIN+%d (%s)",
+                SAMPLE_SIGNAL_OFFSET, strerror(errno));
+        return -1;
+    }
+    enabled = true;
+    return 0;
+}
+
+void hp_sampling_collect(hp_sampling_stats *out, uint64_t *nominal_ns)
+{
+    memset(out, 0, sizeof(*out));
+    *nominal_ns = interval_ns;
+    for (hp_location *l = hp_location_list(); l != NULL; l = l->next) {
+        const struct hp_sampling *s = l->sampling;
+        if (s == NULL)
+            continue;
+        const uint64_t *from = (const uint64_t *)&s->stats;
+        uint64_t *to = (uint64_t *)out;
+        for (size_t i = 0; i < sizeof(*out) / sizeof(uint64_t); i++)
+            to[i] += from[i];
+        hp_unwind_stats u;
+        hp_unwinder_stats(s->unwinder, &u);
+        out->cache_hits += u.cache_hits;
+        out->cache_misses += u.cache_misses;
+        out->thunks_set += u.thunks_set;
+        out->thunk_prefixes += u.thunk_prefixes;
+        out->walked_frames += u.walked_frames;
+    }
+}

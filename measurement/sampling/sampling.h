@@ -1,0 +1,89 @@
+/*
+ * Hybrid call-path profiling by timer sampling (the paper "Reconciling Sampling and
+ * Direct Instrumentation for Unintrusive Call-Path Profiling of MPI Programs").
+ *
+ * Every measured thread has a wall-clock interval timer (timer_create with
+ * SIGEV_THREAD_ID, signal SIGRTMIN+6) whose signal unwinds the interrupted call stack and adds the sample to
+ * the location's call tree, below the innermost instrumented region (the root when
+ * nothing is instrumented). MPI calls are measured directly; when sampling is on, their
+ * wrappers also unwind to learn their call path.
+ *
+ * Accounting (paper §II.B): a sample that lands inside MPI is ignored; every other
+ * sample weighs its effective interval, the time since the previous valid sample minus
+ * the MPI time measured in between. So per location, sampled time + MPI time + the
+ * pseudo-region UNWIND FAILED add up to wall time, up to the part after the last sample.
+ *
+ * A sample that arrives while the thread is inside the core (hp_location_enter_core) is
+ * counted and not unwound; its interval goes to the next valid sample when no function
+ * hooks are on the stack, and is dropped (it was spent in measured regions) when some
+ * are. A sample in a hooked function outside its hooks (its first instructions) stays with
+ * the current region.
+ */
+#ifndef HP_MEASUREMENT_SAMPLING_H
+#define HP_MEASUREMENT_SAMPLING_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "measurement/core/cct.h"
+
+struct hp_location;
+
+/* Effective interval lengths in tenths of the nominal interval: [0,10%), ..., [100,110%),
+ * and the last bucket for 110% and more. */
+enum { HP_SAMPLING_BUCKETS = 12 };
+
+typedef struct hp_sampling_stats {
+    uint64_t samples;      /* timer signals that reached a measured thread */
+    uint64_t attributed;   /* unwound and added to the call tree */
+    uint64_t in_mpi;       /* ignored: inside a measured MPI call */
+    uint64_t busy;         /* counted, not unwound: the thread was inside the core, or
+                              sampling was throttled */
+    uint64_t throttled;    /* handlers slower than half an interval (samples skipped after) */
+    uint64_t failed;       /* unwinds that failed (pseudo-region UNWIND FAILED) */
+    uint64_t truncated;    /* deeper than the unwinder follows (also UNWIND FAILED) */
+    uint64_t unanchored;   /* the innermost instrumented function was not on the stack
+                              (inlined): the time stays with that region */
+    uint64_t mpi_unwinds;  /* call paths of MPI calls learned by unwinding */
+    uint64_t cache_hits;   /* unwind cache lookups (return address / top frame) */
+    uint64_t cache_misses;
+    uint64_t thunks_set;     /* HP_UNWIND_THUNKS: return addresses replaced by the thunk */
+    uint64_t thunk_prefixes; /* unwinds that stopped at a thunk */
+    uint64_t walked_frames;  /* frames the thunk-aware unwinds stepped through */
+    uint64_t histogram[HP_SAMPLING_BUCKETS];
+} hp_sampling_stats;
+
+/* Process start-up (not signal-safe): the signal handler, the unwinder, the pseudo-region.
+ * hz > 0. Returns 0, or -1 with a reason on stderr (sampling then stays off). */
+int hp_sampling_setup(uint64_t hz);
+
+/* True after a successful hp_sampling_setup. */
+bool hp_sampling_enabled(void);
+
+/* The calling thread's sampling state and timer (cold path: location creation). */
+void hp_sampling_thread_start(struct hp_location *loc);
+
+/* hp-run's preloaded library is also in mpiexec and its proxies, which never initialize
+ * MPI: timers there would interrupt the launcher's polling 1000s of times a second for
+ * nothing. hp_sampling_defer (start-up) keeps timers from ticking (MPI calls still unwind)
+ * until hp_sampling_resume (after MPI_Init), which starts loc's (the calling thread's). */
+void hp_sampling_defer(void);
+void hp_sampling_resume(struct hp_location *loc);
+
+/* Stops loc's timer; any thread may call it, more than once. */
+void hp_sampling_thread_stop(struct hp_location *loc);
+
+/* At the end of loc's thread, on that thread: stops its timer and gives back the
+ * alternate signal stack, whose memory the next thread of loc takes over. */
+void hp_sampling_thread_end(struct hp_location *loc);
+
+/* For an MPI wrapper, inside the core: unwinds from here to the innermost instrumented
+ * frame, adds the frames below loc->current and returns the innermost node, under which
+ * the MPI region is to be entered (loc->current itself when there is nothing to add, an
+ * UNWIND FAILED node when the unwind failed). */
+hp_cct_node *hp_sampling_call_path(struct hp_location *loc);
+
+/* Sums the statistics of every location. nominal_ns receives the sampling interval. */
+void hp_sampling_collect(hp_sampling_stats *out, uint64_t *nominal_ns);
+
+#endif

@@ -475,12 +475,18 @@ static int write_program_end(hp_trace_writer *w, location_stream *s, char *err,
     return 0;
 }
 
+/* The one interrupt generator: every thread's sampling timer (put_sampling). */
+enum { SAMPLING_INTERRUPT_GENERATOR = 0 };
+
 static int write_event(hp_trace_writer *w, location_stream *s, const hp_trace_event *e,
                        char *err, size_t errlen)
 {
     /* A communicator that is not defined in the trace (the caller maps it to
      * UINT32_MAX): its event is left out, and not counted. */
     if (hp_trace_has_comm(e->kind) && e->region == UINT32_MAX)
+        return 0;
+    /* Likewise a sample without a calling context. */
+    if (e->kind == HP_TRACE_SAMPLE && payload_of(e, 0).a >= UINT32_MAX)
         return 0;
     uint64_t t = hp_trace_clock_map(s->clock, e->time);
     if (t < s->last_time) {
@@ -518,6 +524,11 @@ static int write_event(hp_trace_writer *w, location_stream *s, const hp_trace_ev
         rc = OTF2_EvtWriter_Metric(s->writer, NULL, t, e->region, 1, &type, &value);
         break;
     }
+    case HP_TRACE_SAMPLE:
+        rc = OTF2_EvtWriter_CallingContextSample(s->writer, NULL, t,
+                                                 (OTF2_CallingContextRef)payload_of(e, 0).a,
+                                                 e->region, SAMPLING_INTERRUPT_GENERATOR);
+        break;
     default:
         set_error(err, errlen, "%s: location %#" PRIx64 ": event %" PRIu64
                   " has unknown kind %" PRIu32, w->anchor_path, s->id, s->written, e->kind);
@@ -1038,8 +1049,32 @@ static void put_clock(global_defs *d, double ticks_per_second, uint64_t first, u
         "ClockProperties");
 }
 
+/* With sampling on: the interrupt generator of the samples (the timers' period, in ns)
+ * and the calling contexts they name, which are the unified call tree's nodes (context i
+ * = Cube call path i; no source locations: a sampled function is known by its region).
+ * Without sampling nothing, so that such traces stay as they were. */
+static void put_sampling(global_defs *d)
+{
+    const hp_profile *p = d->p;
+    if (p->sampling.frequency == 0)
+        return;
+    put(d, OTF2_GlobalDefWriter_WriteInterruptGenerator(
+               d->writer, SAMPLING_INTERRUPT_GENERATOR, str(d, "sampling timer"),
+               OTF2_INTERRUPT_GENERATOR_MODE_TIME, OTF2_BASE_DECIMAL, -9,
+               1000000000u / p->sampling.frequency),
+        "InterruptGenerator");
+    for (size_t i = 0; i < p->ncnodes; i++) {
+        uint32_t parent = p->cnodes[i].parent;
+        put(d, OTF2_GlobalDefWriter_WriteCallingContext(
+                   d->writer, (OTF2_CallingContextRef)i, p->cnodes[i].region,
+                   OTF2_UNDEFINED_SOURCE_CODE_LOCATION,
+                   parent == HP_PROFILE_NO_PARENT ? OTF2_UNDEFINED_CALLING_CONTEXT : parent),
+            "CallingContext");
+    }
+}
+
 /* Score-P's order: clock properties, paradigms, system tree, location groups,
- * locations, regions, metrics, groups, communicators. */
+ * locations, regions, sampling, metrics, groups, communicators. */
 static void put_definitions(global_defs *d, double ticks_per_second, uint64_t first,
                             uint64_t last)
 {
@@ -1052,6 +1087,7 @@ static void put_definitions(global_defs *d, double ticks_per_second, uint64_t fi
     put_location_groups(d);
     put_locations(d);
     put_regions(d);
+    put_sampling(d);
     put_metrics(d);
     put_mpi_groups(d);
 }

@@ -21,6 +21,7 @@
 #include "adapters/mpi/mpi_comms.h"
 #include "adapters/mpi/mpi_trace.h"
 #include "adapters/mpi/mpi_transport.h"
+#include "measurement/core/config.h"
 #include "measurement/core/location.h"
 #include "measurement/core/region.h"
 #include "measurement/core/timer.h"
@@ -123,6 +124,34 @@ static uint32_t *share_region_map(const hp_profile *merged, MPI_Comm comm, int r
     return map;
 }
 
+/* With sampling on, rank 0's unified call tree to every rank: its nodes are the calling
+ * contexts of the samples (trace_contexts.h), which every rank resolves for its own.
+ * The configuration, the same on every rank, decides, so all ranks take part or none.
+ * Returns a malloc'd array of *n nodes, or NULL (no sampling, out of memory). */
+static hp_profile_cnode *share_call_tree(const hp_profile *merged, MPI_Comm comm, int rank,
+                                         uint64_t *n)
+{
+    *n = 0;
+    if (hp_cfg.sampling_frequency == 0)
+        return NULL;
+    uint64_t count = rank == 0 && merged != NULL ? merged->ncnodes : 0;
+    PMPI_Bcast(&count, 1, MPI_UINT64_T, 0, comm);
+    hp_profile_cnode *tree = count > 0 ? malloc(count * sizeof(*tree)) : NULL;
+    if (rank == 0 && tree != NULL)
+        memcpy(tree, merged->cnodes, count * sizeof(*tree));
+    int ok = tree != NULL && count < INT32_MAX / 2, all_ok = 0;
+    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+    if (!all_ok) {
+        free(tree);
+        return NULL;
+    }
+    _Static_assert(sizeof(hp_profile_cnode) == 2 * sizeof(uint32_t),
+                   "a call-tree node is sent as two uint32_t");
+    PMPI_Bcast(tree, (int)(2 * count), MPI_UINT32_T, 0, comm);
+    *n = count;
+    return tree;
+}
+
 /* Event counts of every location of the job at rank 0, in rank then thread order (the
  * order of the unified profile's locations). Returns a malloc'd array on rank 0. */
 static uint64_t *gather_counts(const uint64_t *mine, int nmine, MPI_Comm comm, int rank,
@@ -152,10 +181,13 @@ static void write_archive(hp_trace_writer *w, const hp_profile *merged, MPI_Comm
                           uint32_t ncomm_map, const hp_trace_comm *comms, uint32_t ncomms)
 {
     char err[512];
+    uint64_t ncnodes;
+    hp_profile_cnode *cnodes = share_call_tree(merged, comm, rank, &ncnodes);
+    hp_trace_tree tree = { cnodes, (size_t)ncnodes };
     int nlocal = (int)hp_location_count();
     uint64_t *mine = calloc(nlocal > 0 ? (size_t)nlocal : 1, sizeof(uint64_t));
     if (mine != NULL)
-        hp_trace_output_locations(w, rank, map, comm_map, ncomm_map, mine);
+        hp_trace_output_locations(w, rank, map, comm_map, ncomm_map, &tree, mine);
     uint64_t *all = gather_counts(mine, mine != NULL ? nlocal : 0, comm, rank, size);
     uint64_t span[2], global_span[2];
     hp_trace_output_span(w, &span[0], &span[1]);
@@ -170,6 +202,7 @@ static void write_archive(hp_trace_writer *w, const hp_profile *merged, MPI_Comm
         hp_error("rank %d: trace: %s", rank, err);
     free(all);
     free(mine);
+    free(cnodes);
 }
 
 typedef struct mpi_collectives {

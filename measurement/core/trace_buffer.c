@@ -129,14 +129,19 @@ static bool reuse_next_chunk(hp_trace_buffer *b)
     return true;
 }
 
-bool hp__trace_make_room(hp_trace_buffer *b, uint64_t *time, size_t slots)
+/* Room without a flush: the rest of the current chunk, the next one kept from a flush,
+ * or a new one within the quota. Async-signal-safe. */
+bool hp__trace_grow(hp_trace_buffer *b, size_t slots)
 {
     if (b->next != NULL && (size_t)(b->end - b->next) >= slots)
         return true;
     seal_current(b);
-    if (reuse_next_chunk(b))
-        return true;
-    if (b->chunks < chunk_limit && append_new_chunk(b))
+    return reuse_next_chunk(b) || (b->chunks < chunk_limit && append_new_chunk(b));
+}
+
+bool hp__trace_make_room(hp_trace_buffer *b, uint64_t *time, size_t slots)
+{
+    if (hp__trace_grow(b, slots))
         return true;
     if (b->first == NULL) { /* not even one chunk: nothing to flush */
         b->lost++;

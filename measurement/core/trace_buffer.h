@@ -30,8 +30,13 @@ typedef enum hp_trace_kind {
     HP_TRACE_NBC_REQUEST = 12,  /* + 1 payload: a = request */
     HP_TRACE_NBC_COMPLETE = 13, /* + 2 payloads: a = op << 32 | root, b = sent;
                                    a = received, b = request */
-    HP_TRACE_METRIC = 14        /* region = counter index (metrics.h order); + 1 payload:
+    HP_TRACE_METRIC = 14,       /* region = counter index (metrics.h order); + 1 payload:
                                    a = value */
+    HP_TRACE_SAMPLE = 15        /* a timer sample (hp_trace_add_sample): region = unwind
+                                   distance; + 1 payload: a = the sample's call-tree node
+                                   (hp_cct_node *) while buffered, its global calling
+                                   context id when handed to the writer (UINT32_MAX = none:
+                                   left out); b = the location's sample number, 1, 2, ... */
 } hp_trace_kind;
 
 /* One event; region is the process-local region id while buffered, and the global one
@@ -62,6 +67,7 @@ static inline unsigned hp_trace_slots(uint32_t kind)
     case HP_TRACE_MPI_REQUEST_CANCELLED:
     case HP_TRACE_NBC_REQUEST:
     case HP_TRACE_METRIC:
+    case HP_TRACE_SAMPLE:
         return 2;
     case HP_TRACE_COLL_END:
     case HP_TRACE_MPI_ISEND:
@@ -97,6 +103,9 @@ typedef struct hp_trace_buffer {
     uint64_t events;      /* all events recorded, spilled ones included */
     uint64_t flushes;
     uint64_t lost;        /* events dropped (no memory and no spill file) */
+    uint64_t samples;     /* samples recorded (hp_trace_add_sample) */
+    uint64_t lost_samples; /* samples dropped: the buffer was full and a signal handler
+                              cannot flush it */
     int spill_fd;         /* -1 until the first flush */
     char spill_path[96];
 } hp_trace_buffer;
@@ -133,6 +142,29 @@ static inline void hp_trace_add_args(hp_trace_buffer *b, hp_trace_kind kind, uin
     for (size_t i = 0; i < npayload; i++)
         *b->next++ = (hp_trace_event){ payload[i].a, (uint32_t)payload[i].b,
                                        (uint32_t)(payload[i].b >> 32) };
+    b->events++;
+}
+
+/* Slow path of hp_trace_add_sample: another chunk without a flush, or false. */
+bool hp__trace_grow(hp_trace_buffer *b, size_t slots);
+
+/* A timer sample, from the sampling signal handler: async-signal-safe (no lock, no
+ * malloc, no system call; a new chunk comes from the lock-free budget). The handler
+ * only runs while the thread is outside the core, so it never interleaves with the
+ * thread's own appends. A full buffer is not flushed from the handler: the sample is
+ * dropped and counted, and the thread's next event flushes as usual. node: the
+ * call-tree node the sample was charged to; distance: OTF2's unwind distance. */
+static inline void hp_trace_add_sample(hp_trace_buffer *b, uint64_t time, const void *node,
+                                       uint32_t distance)
+{
+    if (unlikely((size_t)(b->end - b->next) < 2) && !hp__trace_grow(b, 2)) {
+        b->lost_samples++;
+        return;
+    }
+    uint64_t number = ++b->samples;
+    *b->next++ = (hp_trace_event){ time, HP_TRACE_SAMPLE, distance };
+    *b->next++ = (hp_trace_event){ (uint64_t)(uintptr_t)node, (uint32_t)number,
+                                   (uint32_t)(number >> 32) };
     b->events++;
 }
 

@@ -136,6 +136,10 @@ static size_t collect_notes(char notes[][256])
         snprintf(notes[n++], 256, "trace buffers were flushed to disk %llu times (regions "
                  "TRACE BUFFER FLUSH in the trace); raise HP_TOTAL_MEMORY to avoid it",
                  (unsigned long long)hp_trace_output_flushes());
+    if (hp_trace_output_lost_samples() > 0)
+        snprintf(notes[n++], 256, "%llu samples are not in the trace: its buffer was full and "
+                 "no event of their thread came to flush it; raise HP_TOTAL_MEMORY",
+                 (unsigned long long)hp_trace_output_lost_samples());
     if (hp_location_refused_count() > 0)
         snprintf(notes[n++], 256, "%llu threads were not measured: HP_TOTAL_MEMORY could "
                  "not hold their call trees", (unsigned long long)hp_location_refused_count());

@@ -8,6 +8,7 @@
 
 #include "measurement/core/location.h"
 #include "measurement/core/timer.h"
+#include "measurement/finalize/trace_contexts.h"
 #include "util/log.h"
 
 static uint64_t sync_t_init, sync_t_fin;
@@ -57,6 +58,9 @@ typedef struct mapped_reader {
     const uint32_t *region_map;
     const uint32_t *comm_map;
     uint32_t ncomms;
+    hp_trace_contexts *contexts; /* NULL: samples are left out */
+    bool samples;                /* the location recorded samples */
+    uint32_t prev_context;       /* of its previous sample, UINT32_MAX = none yet */
     hp_trace_event *copy;
     size_t copy_capacity;
 } mapped_reader;
@@ -69,13 +73,28 @@ static uint32_t comm_id(const mapped_reader *m, uint32_t local)
     return local < m->ncomms ? m->comm_map[local] : UINT32_MAX;
 }
 
-/* Chunks of the location's events, region and communicator ids translated. */
+/* A sample's calling context (UINT32_MAX: none, the writer leaves it out) into the
+ * copy's payload, and its unwind distance against the location's previous sample. */
+static void map_sample(mapped_reader *m, const hp_trace_event *e, hp_trace_event *copy)
+{
+    uint32_t cc = UINT32_MAX;
+    if (m->contexts != NULL)
+        cc = hp_trace_contexts_of(m->contexts, (const hp_cct_node *)(uintptr_t)e[1].time);
+    copy[1].time = cc;
+    if (cc == UINT32_MAX)
+        return;
+    copy[0].region = hp_trace_contexts_distance(m->contexts, m->prev_context, cc, e[0].region);
+    m->prev_context = cc;
+}
+
+/* Chunks of the location's events, region and communicator ids translated, and the
+ * call-tree nodes of samples turned into calling context ids. */
 static int next_mapped(void *ctx, const hp_trace_event **events, size_t *n)
 {
     mapped_reader *m = ctx;
     int rc = hp_trace_reader_next(&m->reader, events, n);
-    if (rc != 1 || (m->region_map == NULL && m->comm_map == NULL)) /* serial: as they are */
-        return rc;
+    if (rc != 1 || (m->region_map == NULL && m->comm_map == NULL && !m->samples))
+        return rc; /* serial without samples: as they are */
     if (*n > m->copy_capacity) {
         free(m->copy);
         m->copy = malloc(*n * sizeof(hp_trace_event));
@@ -90,26 +109,52 @@ static int next_mapped(void *ctx, const hp_trace_event **events, size_t *n)
             m->copy[i].region = m->region_map[id];
         else if (hp_trace_has_comm(kind))
             m->copy[i].region = comm_id(m, id);
+        else if (kind == HP_TRACE_SAMPLE)
+            map_sample(m, &(*events)[i], &m->copy[i]);
     }
     *events = m->copy;
     return 1;
 }
 
+/* Calling contexts for the samples of this process's locations (NULL when none
+ * recorded samples, or out of memory: said on stderr). */
+static hp_trace_contexts *sample_contexts(hp_location **locs, size_t n,
+                                          const hp_trace_tree *tree, const uint32_t *region_map)
+{
+    uint64_t samples = 0;
+    for (size_t i = 0; i < n; i++)
+        if (locs[i] != NULL)
+            samples += locs[i]->trace.samples;
+    if (samples == 0)
+        return NULL;
+    hp_trace_contexts *c = tree != NULL && tree->ncnodes > 0
+                               ? hp_trace_contexts_new(tree->cnodes, tree->ncnodes, region_map)
+                               : NULL;
+    if (c == NULL)
+        hp_warn("trace: %llu samples left out (%s)", (unsigned long long)samples,
+                tree == NULL || tree->ncnodes == 0 ? "no unified call tree" : "out of memory");
+    return c;
+}
+
 int hp_trace_output_locations(hp_trace_writer *w, int rank, const uint32_t *region_map,
-                              const uint32_t *comm_map, uint32_t ncomms, uint64_t *counts)
+                              const uint32_t *comm_map, uint32_t ncomms,
+                              const hp_trace_tree *tree, uint64_t *counts)
 {
     size_t n;
     hp_location **locs = locations_in_order(&n);
     if (locs == NULL)
         return -1;
+    hp_trace_contexts *contexts = sample_contexts(locs, n, tree, region_map);
     hp_trace_clock clock = hp_trace_output_clock();
     uint64_t clamped_before = hp_trace_writer_clamped(w);
     int rc = 0;
     for (size_t i = 0; i < n; i++) {
         counts[i] = 0;
-        mapped_reader m = { .region_map = region_map, .comm_map = comm_map, .ncomms = ncomms };
+        mapped_reader m = { .region_map = region_map, .comm_map = comm_map, .ncomms = ncomms,
+                            .contexts = contexts, .prev_context = UINT32_MAX };
         if (locs[i] == NULL)
             continue;
+        m.samples = locs[i]->trace.samples > 0;
         if (hp_trace_reader_open(&m.reader, &locs[i]->trace) < 0) {
             /* still written (empty): every location in the definitions needs its files */
             hp_warn("trace: cannot read the spilled events of location "
@@ -132,6 +177,7 @@ int hp_trace_output_locations(hp_trace_writer *w, int rank, const uint32_t *regi
         free(m.copy);
     }
     free(locs);
+    hp_trace_contexts_free(contexts);
     uint64_t clamped = hp_trace_writer_clamped(w) - clamped_before;
     if (clamped > 0)
         hp_warn("trace: %llu timestamps of rank %d went backwards after "
@@ -159,7 +205,9 @@ void hp_trace_output_serial(const char *directory, const hp_profile *p)
     size_t n = hp_location_count() > p->nlocations ? hp_location_count() : p->nlocations;
     uint64_t *counts = calloc(n ? n : 1, sizeof(uint64_t));
     uint64_t first, last;
-    int rc = counts != NULL ? hp_trace_output_locations(w, 0, NULL, NULL, 0, counts) : -1;
+    hp_trace_tree tree = { p->cnodes, p->ncnodes };
+    int rc = counts != NULL ? hp_trace_output_locations(w, 0, NULL, NULL, 0, &tree, counts)
+                            : -1;
     hp_trace_output_span(w, &first, &last);
     if (rc < 0 ||
         hp_trace_writer_global_defs(w, p, counts, 1e9, first, last, err, sizeof(err)) < 0)
@@ -174,5 +222,13 @@ uint64_t hp_trace_output_flushes(void)
     uint64_t n = 0;
     for (hp_location *l = hp_location_list(); l != NULL; l = l->next)
         n += l->trace.flushes;
+    return n;
+}
+
+uint64_t hp_trace_output_lost_samples(void)
+{
+    uint64_t n = 0;
+    for (hp_location *l = hp_location_list(); l != NULL; l = l->next)
+        n += l->trace.lost_samples;
     return n;
 }

@@ -27,19 +27,31 @@ void hp_trace_output_set_offsets(uint64_t t_init, double off_init, uint64_t t_fi
  * wrote none), to be reduced with min/max over the processes. */
 void hp_trace_output_span(const hp_trace_writer *w, uint64_t *first, uint64_t *last);
 
+/* The unified call tree (on every process), whose nodes are the calling contexts of
+ * samples (trace_contexts.h). */
+typedef struct hp_trace_tree {
+    const hp_profile_cnode *cnodes;
+    size_t ncnodes;
+} hp_trace_tree;
+
 /* Writes every location of this process into w, with region ids translated by
  * region_map (local id -> global id; NULL = the same) and the communicator ids of MPI
  * events by comm_map (ncomms local ids -> global id, UINT32_MAX = not defined: the
- * event is left out; NULL = ids 0 and 1, MPI_COMM_WORLD and MPI_COMM_SELF, only).
+ * event is left out; NULL = ids 0 and 1, MPI_COMM_WORLD and MPI_COMM_SELF, only), and
+ * samples get the calling contexts of tree (NULL or empty: samples are left out).
  * counts receives one event count per location in location-id order (as many as
  * hp_location_count()). Returns 0 or -1 after a message on stderr. */
 int hp_trace_output_locations(hp_trace_writer *w, int rank, const uint32_t *region_map,
-                              const uint32_t *comm_map, uint32_t ncomms, uint64_t *counts);
+                              const uint32_t *comm_map, uint32_t ncomms,
+                              const hp_trace_tree *tree, uint64_t *counts);
 
 /* The whole trace of a serial program into directory. */
 void hp_trace_output_serial(const char *directory, const hp_profile *p);
 
 /* Flushes of all locations (for the notes). */
 uint64_t hp_trace_output_flushes(void);
+
+/* Samples of all locations that could not be recorded in the trace (for the notes). */
+uint64_t hp_trace_output_lost_samples(void);
 
 #endif

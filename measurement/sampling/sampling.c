@@ -44,6 +44,7 @@ struct hp_sampling {
     uint64_t quiet_until; /* samples before this time are skipped (throttling) */
     const hp_cct_node *prev_anchor;
     size_t prev_count;
+    size_t fresh; /* frames of the last attached path that were new activations */
     hp_unwind_frame prev[MAX_FRAMES];
     hp_cct_node *prev_nodes[MAX_FRAMES];
     hp_unwind_frame frames[MAX_FRAMES];
@@ -101,6 +102,7 @@ static hp_cct_node *attach_path(hp_location *loc, hp_cct_node *anchor,
                                 const hp_unwind_frame *frames, size_t count)
 {
     struct hp_sampling *s = loc->sampling;
+    s->fresh = 0;
     if (count == 0) /* nothing below the anchor: the reference path stays */
         return anchor;
     hp_unwind_known known = hp_unwinder_known(s->unwinder);
@@ -120,6 +122,7 @@ static hp_cct_node *attach_path(hp_location *loc, hp_cct_node *anchor,
                 break; /* budget: the path ends here */
             child->visits++;
             node = child;
+            s->fresh++;
         }
         old_parent_site = depth < s->prev_count ? s->prev[depth].site : 0;
         new_parent_site = f->site;
@@ -163,6 +166,7 @@ static path_result place(hp_location *loc, hp_unwind_status status, const hp_unw
 {
     struct hp_sampling *s = loc->sampling;
     hp_cct_node *anchor = loc->current;
+    s->fresh = 0;
     if (status != HP_UNWIND_COMPLETE) {
         if (status == HP_UNWIND_TRUNCATED)
             s->stats.truncated++;
@@ -256,6 +260,10 @@ static void take_sample(hp_location *loc, void *ucontext)
         if (place(loc, status, &stop, count, &leaf) == PATH_ADDED)
             s->stats.attributed++;
         hp_cct_path_add(leaf, loc->current, weight);
+        /* OTF2's unwind distance: the frames newly entered since the previous sample,
+         * and the one below them that made progress (the leaf when nothing is new). */
+        if (loc->tracing)
+            hp_trace_add_sample(&loc->trace, now, leaf, (uint32_t)s->fresh + 1);
     }
     /* A handler that took more than half an interval (libunwind's slow path, e.g. in the
      * dynamic linker's lazy binding) would leave the program no time between signals:

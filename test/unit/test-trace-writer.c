@@ -96,14 +96,16 @@ static const char *otf2check_path(void)
 }
 
 /* otf2check.py must pass; its report goes to stderr when it does not. */
-static int otf2check_passes(const char *dir)
+/* options: extra otf2check.py options, e.g. "--allow-hybrid-samples" */
+static int otf2check_passes_with(const char *dir, const char *options)
 {
     char *cmd, *out = NULL;
     if (access(otf2check_path(), R_OK) != 0) {
         fprintf(stderr, "otf2check.py not found at %s (set HP_SRCDIR)\n", otf2check_path());
         return 0;
     }
-    if (asprintf(&cmd, "/usr/bin/python3 '%s' '%s/traces.otf2'", otf2check_path(), dir) < 0)
+    if (asprintf(&cmd, "/usr/bin/python3 '%s' %s '%s/traces.otf2'", otf2check_path(), options,
+                 dir) < 0)
         return 0;
     int status = run(cmd, &out);
     free(cmd);
@@ -112,6 +114,11 @@ static int otf2check_passes(const char *dir)
         fprintf(stderr, "otf2check.py (exit %d):\n%s\n", status, out ? out : "");
     free(out);
     return pass;
+}
+
+static int otf2check_passes(const char *dir)
+{
+    return otf2check_passes_with(dir, "");
 }
 
 /* otf2-print with the given options; NULL unless it exits 0 without warnings. */
@@ -691,7 +698,58 @@ TEST(bad_events_and_misuse_are_reported)
     return 0;
 }
 
+/* Samples: main { sample in main/MPI_Send's context; a sample without a context }. */
+static const hp_profile_cnode sampled_cnodes[] = { { HP_PROFILE_NO_PARENT, REGION_MAIN },
+                                                   { 0, REGION_SEND } };
+static const hp_trace_event with_samples[] = {
+    { 100, HP_TRACE_ENTER, REGION_MAIN },
+    { 105, HP_TRACE_SAMPLE, 3 },      { 1, 0, 0 },          /* context 1, distance 3 */
+    { 106, HP_TRACE_SAMPLE, 1 },      { UINT32_MAX, 0, 0 }, /* no context: left out */
+    { 150, HP_TRACE_LEAVE, REGION_MAIN },
+};
+static const size_t with_samples_chunks[] = { 6 };
+
+TEST(samples_with_calling_contexts_and_interrupt_generator)
+{
+    char err[ERRLEN];
+    char *dir = make_temp_dir();
+    ASSERT(dir != NULL);
+    hp_trace_writer *w = hp_trace_writer_open(dir, 0, NULL, err, sizeof err);
+    if (w == NULL)
+        HP_TEST_FAIL("open: %s", err);
+    event_source s = { with_samples, with_samples_chunks, 1, 0, 0, false };
+    /* Enter, one sample, Leave, ProgramBegin/End: the sample without context not counted */
+    ASSERT_INT_EQ(hp_trace_writer_location(w, 0, &identity, next_chunk, &s, err, ERRLEN), 5);
+    ASSERT_INT_EQ(write_nothing(w, 1, err), 0);
+    hp_profile p = make_profile(false);
+    p.cnodes = sampled_cnodes;
+    p.ncnodes = 2;
+    p.sampling.frequency = 500;
+    const uint64_t events[] = { 5, 0 };
+    if (hp_trace_writer_global_defs(w, &p, events, 1e9, 100, 150, err, sizeof err) != 0)
+        HP_TEST_FAIL("global defs: %s", err);
+    if (hp_trace_writer_close(w, err, sizeof err) != 0)
+        HP_TEST_FAIL("close: %s", err);
+
+    ASSERT(otf2check_passes_with(dir, "--allow-hybrid-samples"));
+    char *print = otf2_print("", dir);
+    ASSERT(print != NULL);
+    ASSERT_INT_EQ(count_events(print, "CALLING_CONTEXT_SAMPLE", 0), 1);
+    ASSERT_STR_CONTAINS(print, " 105  Calling Context: \"MPI_Send\" <1>, Unwind Distance: 3, "
+                               "Interrupt Generator: \"sampling timer\" <0>");
+    free(print);
+    char *defs = otf2_print("-G", dir);
+    ASSERT(defs != NULL);
+    ASSERT_STR_CONTAINS(defs, "Mode: TIME, Base: DECIMAL, Exponent: -9, Period: 2000000");
+    ASSERT_STR_CONTAINS(defs, "Region: \"MPI_Send\" <1>, Source code location: UNDEFINED, "
+                              "Parent: \"int main(int, char**)\" <0>");
+    free(defs);
+    remove_tree(dir);
+    return 0;
+}
+
 HP_TEST_LIST(TEST_ENTRY(serial_archive_reads_back),
+             TEST_ENTRY(samples_with_calling_contexts_and_interrupt_generator),
              TEST_ENTRY(serial_definitions_follow_scorep),
              TEST_ENTRY(two_ranks_get_mpi_definitions),
              TEST_ENTRY(created_communicators_and_requests),

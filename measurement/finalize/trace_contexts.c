@@ -1,0 +1,197 @@
+/*
+ * Call-tree nodes to calling context ids (trace_contexts.h): the unified tree's edges
+ * sorted by (parent, region) for lookup, and a hash from node address to id so that
+ * every node is resolved once, however many samples name it.
+ */
+#include "trace_contexts.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+
+typedef struct edge {
+    uint64_t key; /* parent << 32 | region */
+    uint32_t child;
+} edge;
+
+typedef struct memo_slot {
+    const hp_cct_node *node; /* NULL = free */
+    uint32_t id;
+    uint32_t exact; /* the unified tree has this very path (else id is an ancestor's) */
+} memo_slot;
+
+struct hp_trace_contexts {
+    const hp_profile_cnode *cnodes;
+    size_t ncnodes;
+    uint32_t *depth; /* of each unified node, the root's is 0 */
+    edge *edges;
+    size_t nedges;
+    const uint32_t *region_map;
+    uint32_t nregions; /* local region ids below this are mapped */
+    memo_slot *slots;
+    size_t mask;
+    size_t used;
+    const hp_cct_node **chain; /* scratch: the unresolved ancestors of a node */
+    size_t chain_cap;
+};
+
+static int compare_edges(const void *a, const void *b)
+{
+    uint64_t x = ((const edge *)a)->key, y = ((const edge *)b)->key;
+    return x < y ? -1 : x > y;
+}
+
+hp_trace_contexts *hp_trace_contexts_new(const hp_profile_cnode *cnodes, size_t ncnodes,
+                                         const uint32_t *region_map)
+{
+    if (ncnodes == 0)
+        return NULL;
+    hp_trace_contexts *c = calloc(1, sizeof(*c));
+    if (c == NULL)
+        return NULL;
+    c->edges = malloc(ncnodes * sizeof(edge));
+    c->depth = malloc(ncnodes * sizeof(uint32_t));
+    c->mask = 1023;
+    c->slots = calloc(c->mask + 1, sizeof(memo_slot));
+    if (c->edges == NULL || c->depth == NULL || c->slots == NULL) {
+        hp_trace_contexts_free(c);
+        return NULL;
+    }
+    c->cnodes = cnodes;
+    c->ncnodes = ncnodes;
+    c->depth[0] = 0;
+    for (size_t i = 1; i < ncnodes; i++) { /* node 0 is the root: no edge leads to it */
+        c->edges[c->nedges++] = (edge){ (uint64_t)cnodes[i].parent << 32 | cnodes[i].region,
+                                        (uint32_t)i };
+        c->depth[i] = c->depth[cnodes[i].parent] + 1; /* parents come first (profile.h) */
+    }
+    qsort(c->edges, c->nedges, sizeof(edge), compare_edges);
+    c->region_map = region_map;
+    c->nregions = hp_region_count();
+    return c;
+}
+
+void hp_trace_contexts_free(hp_trace_contexts *c)
+{
+    if (c == NULL)
+        return;
+    free(c->edges);
+    free(c->depth);
+    free(c->slots);
+    free(c->chain);
+    free(c);
+}
+
+static size_t slot_of(const hp_trace_contexts *c, const hp_cct_node *node)
+{
+    size_t h = ((uintptr_t)node >> 4) * 0x9E3779B97F4A7C15u;
+    size_t i = h & c->mask;
+    while (c->slots[i].node != NULL && c->slots[i].node != node)
+        i = (i + 1) & c->mask;
+    return i;
+}
+
+static int grow_memo(hp_trace_contexts *c)
+{
+    memo_slot *old = c->slots;
+    size_t old_size = c->mask + 1;
+    c->slots = calloc(2 * old_size, sizeof(memo_slot));
+    if (c->slots == NULL) {
+        c->slots = old;
+        return -1;
+    }
+    c->mask = 2 * old_size - 1;
+    for (size_t i = 0; i < old_size; i++)
+        if (old[i].node != NULL)
+            c->slots[slot_of(c, old[i].node)] = old[i];
+    free(old);
+    return 0;
+}
+
+static int remember(hp_trace_contexts *c, const hp_cct_node *node, uint32_t id, bool exact)
+{
+    if (2 * (c->used + 1) > c->mask + 1 && grow_memo(c) < 0)
+        return -1;
+    size_t i = slot_of(c, node);
+    if (c->slots[i].node == NULL)
+        c->used++;
+    c->slots[i] = (memo_slot){ node, id, exact };
+    return 0;
+}
+
+/* The child of parent for node's region in the unified tree, or UINT32_MAX. */
+static uint32_t unified_child(const hp_trace_contexts *c, uint32_t parent,
+                              const hp_cct_node *node)
+{
+    uint32_t local = node->region->id;
+    if (local == UINT32_MAX || (c->region_map != NULL && local >= c->nregions))
+        return UINT32_MAX;
+    uint32_t region = c->region_map != NULL ? c->region_map[local] : local;
+    edge want = { (uint64_t)parent << 32 | region, 0 };
+    const edge *hit = bsearch(&want, c->edges, c->nedges, sizeof(edge), compare_edges);
+    return hit != NULL ? hit->child : UINT32_MAX;
+}
+
+/* Collects node and its ancestors up to the first one already resolved. */
+static int collect_chain(hp_trace_contexts *c, const hp_cct_node *node, size_t *n,
+                         memo_slot *known)
+{
+    *n = 0;
+    *known = (memo_slot){ NULL, 0, 1 }; /* a root: node 0 */
+    for (const hp_cct_node *x = node; x != NULL && x->parent != NULL; x = x->parent) {
+        const memo_slot *s = &c->slots[slot_of(c, x)];
+        if (s->node == x) {
+            *known = *s;
+            break;
+        }
+        if (*n == c->chain_cap) {
+            size_t cap = c->chain_cap ? 2 * c->chain_cap : 64;
+            const hp_cct_node **grown = realloc(c->chain, cap * sizeof(*grown));
+            if (grown == NULL)
+                return -1;
+            c->chain = grown;
+            c->chain_cap = cap;
+        }
+        c->chain[(*n)++] = x;
+    }
+    return 0;
+}
+
+uint32_t hp_trace_contexts_of(hp_trace_contexts *c, const hp_cct_node *node)
+{
+    size_t n;
+    memo_slot known;
+    if (node == NULL || collect_chain(c, node, &n, &known) < 0)
+        return UINT32_MAX;
+    uint32_t id = known.id;
+    bool exact = known.exact;
+    while (n-- > 0) { /* outermost unresolved first */
+        uint32_t child = exact ? unified_child(c, id, c->chain[n]) : UINT32_MAX;
+        if (child != UINT32_MAX)
+            id = child;
+        else
+            exact = false; /* this path and everything below it: the ancestor's id */
+        if (remember(c, c->chain[n], id, exact) < 0)
+            return UINT32_MAX;
+    }
+    return id;
+}
+
+uint32_t hp_trace_contexts_distance(const hp_trace_contexts *c, uint32_t prev, uint32_t cur,
+                                    uint32_t recorded)
+{
+    uint32_t whole = c->depth[cur] + 2; /* every node of the path is new */
+    if (prev >= c->ncnodes)
+        return whole;
+    uint32_t a = prev, b = cur; /* their deepest common node */
+    while (c->depth[a] > c->depth[b])
+        a = c->cnodes[a].parent;
+    while (c->depth[b] > c->depth[a])
+        b = c->cnodes[b].parent;
+    while (a != b) {
+        a = c->cnodes[a].parent;
+        b = c->cnodes[b].parent;
+    }
+    uint32_t needed = c->depth[cur] - c->depth[a] + 1;
+    uint32_t d = recorded > needed ? recorded : needed;
+    return d < whole ? d : whole;
+}

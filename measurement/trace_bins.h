@@ -180,7 +180,8 @@ static inline hp_bins_result hp_trace_bins_sample(hp_trace_bins *b, const hp_tra
     unsigned k = b->sample_slots;
     if (unlikely(l->next == NULL || (size_t)(l->end - l->next) < k))
         return hp__trace_bins_sample_slow(b, rec, n, level);
-    memcpy(l->next, rec, k * sizeof(*rec));
+    for (unsigned i = 0; i < k; i++) /* a loop, not memcpy: k is small, a call is not */
+        l->next[i] = rec[i];
     l->next += k;
     b->next_number = hp__trace_bins_after(n, atomic_load_explicit(&b->shift,
                                                                   memory_order_relaxed));
@@ -198,7 +199,8 @@ static inline hp_bins_result hp_trace_bins_event(hp_trace_bins *b, const hp_trac
     hp_bins_stream *e = &b->events;
     if (unlikely((b->thinning | b->stopped) || e->next == NULL || (size_t)(e->end - e->next) < k))
         return hp__trace_bins_event_slow(b, slots, mpi);
-    memcpy(e->next, slots, k * sizeof(*slots));
+    for (unsigned i = 0; i < k; i++)
+        e->next[i] = slots[i];
     e->next += k;
     b->open_recorded += (slots[0].kind == HP_TRACE_ENTER) - (slots[0].kind == HP_TRACE_LEAVE);
     b->stats.events_stored++;

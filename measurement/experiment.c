@@ -136,6 +136,18 @@ static size_t collect_notes(char notes[][256])
         snprintf(notes[n++], 256, "trace buffers were flushed to disk %llu times (regions "
                  "TRACE BUFFER FLUSH in the trace); raise HP_TOTAL_MEMORY to avoid it",
                  (unsigned long long)hp_trace_output_flushes());
+    hp_trace_output_adaptive ad;
+    hp_trace_output_adaptive_stats(&ad);
+    if (ad.thinning_locations > 0)
+        snprintf(notes[n++], 256, "HP_TRACE_ADAPTIVE: events filled their share of the trace "
+                 "buffer on %u locations, so %llu region events (not MPI) were left out of the "
+                 "trace from then on; raise HP_TRACE_BUFFER to keep them", ad.thinning_locations,
+                 (unsigned long long)ad.thinned);
+    if (ad.stopped_locations > 0)
+        snprintf(notes[n++], 256, "HP_TRACE_ADAPTIVE: the trace buffer of %u locations held "
+                 "nothing but events, so their traces end early (%llu events left out, %llu "
+                 "regions left open); raise HP_TRACE_BUFFER", ad.stopped_locations,
+                 (unsigned long long)ad.lost, (unsigned long long)ad.unclosed);
     if (hp_location_refused_count() > 0)
         snprintf(notes[n++], 256, "%llu threads were not measured: HP_TOTAL_MEMORY could "
                  "not hold their call trees", (unsigned long long)hp_location_refused_count());

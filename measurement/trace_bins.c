@@ -207,8 +207,9 @@ static hp_bins_result lose_event(hp_trace_bins *b, uint32_t kind, bool closing)
 {
     if (kind == HP_TRACE_ENTER)
         b->open_stopped++;
-    if (closing) { /* a recorded Enter stays without its Leave: the writer closes it */
-        b->open_recorded--;
+    if (closing) { /* a recorded Enter stays without its Leave */
+        if (b->open_recorded > 0)
+            b->open_recorded--;
         b->stats.unclosed++;
     }
     b->stats.events_lost++;
@@ -225,11 +226,9 @@ static hp_bins_result thin_event(hp_trace_bins *b, uint32_t kind, uint64_t time)
     return HP_BINS_THINNED;
 }
 
-hp_bins_result hp__trace_bins_event_slow(hp_trace_bins *b, const hp_trace_event *slots,
-                                         bool mpi)
+hp_trace_event *hp_trace_bins_event_room(hp_trace_bins *b, uint64_t time, uint32_t kind,
+                                         bool mpi, hp_bins_result *why)
 {
-    uint32_t kind = slots[0].kind;
-    uint64_t time = slots[0].time;
     unsigned k = hp_trace_slots(kind);
     bool closing = false; /* a Leave of a recorded Enter: never dropped while room is found */
     if (kind == HP_TRACE_LEAVE) {
@@ -239,39 +238,64 @@ hp_bins_result hp__trace_bins_event_slow(hp_trace_bins *b, const hp_trace_event 
         if (b->open_stopped > 0) {
             b->open_stopped--;
             b->stats.events_lost++;
-            return HP_BINS_LOST;
+            *why = HP_BINS_LOST;
+            return NULL;
         }
         if (!mpi && b->open_dropped > 0) {
             b->open_dropped--;
             b->stats.events_thinned++;
-            return HP_BINS_THINNED;
+            *why = HP_BINS_THINNED;
+            return NULL;
         }
         closing = true;
     } else if (b->stopped) {
-        return lose_event(b, kind, false);
+        *why = lose_event(b, kind, false);
+        return NULL;
     } else if (b->thinning && !mpi) {
-        return thin_event(b, kind, time);
+        *why = thin_event(b, kind, time);
+        return NULL;
     }
     hp_bins_stream *e = &b->events;
     if (e->next == NULL || (size_t)(e->end - e->next) < k) {
-        if (!closing && !mpi && b->events.nbins >= b->event_bin_limit) {
+        if (!b->thinning && b->events.nbins >= b->event_bin_limit) {
+            /* From now on every event is decided on its own, whatever this one is. */
             b->thinning = true;
-            return thin_event(b, kind, time);
+            if (b->stats.thinned_at == 0)
+                b->stats.thinned_at = time != 0 ? time : 1;
         }
-        if (b->stopped && !closing)
-            return lose_event(b, kind, false);
+        if (b->thinning && !closing && !mpi) {
+            *why = thin_event(b, kind, time);
+            return NULL;
+        }
+        if (b->stopped && !closing) {
+            *why = lose_event(b, kind, false);
+            return NULL;
+        }
         if (take_event_bin(b, time) == HP_BINS_NIL) {
             if (b->stats.stopped_at == 0)
                 b->stats.stopped_at = time != 0 ? time : 1;
             b->stopped = true;
-            return lose_event(b, kind, closing);
+            *why = lose_event(b, kind, closing);
+            return NULL;
         }
     }
-    memcpy(e->next, slots, k * sizeof(*slots));
+    hp_trace_event *dst = e->next;
     e->next += k;
-    b->open_recorded += (kind == HP_TRACE_ENTER) - (kind == HP_TRACE_LEAVE);
+    if (b->open_recorded > 0 || kind != HP_TRACE_LEAVE)
+        b->open_recorded += (kind == HP_TRACE_ENTER) - (kind == HP_TRACE_LEAVE);
     b->stats.events_stored++;
-    return HP_BINS_STORED;
+    *why = HP_BINS_STORED;
+    return dst;
+}
+
+hp_bins_result hp__trace_bins_event_slow(hp_trace_bins *b, const hp_trace_event *slots,
+                                         bool mpi)
+{
+    hp_bins_result why;
+    hp_trace_event *dst = hp_trace_bins_event_room(b, slots[0].time, slots[0].kind, mpi, &why);
+    if (dst != NULL)
+        memcpy(dst, slots, hp_trace_slots(slots[0].kind) * sizeof(*slots));
+    return why;
 }
 
 void hp_trace_bins_get_stats(const hp_trace_bins *b, hp_trace_bins_stats *out)

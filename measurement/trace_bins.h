@@ -159,6 +159,14 @@ hp_bins_result hp__trace_bins_sample_slow(hp_trace_bins *b, const hp_trace_event
 hp_bins_result hp__trace_bins_event_slow(hp_trace_bins *b, const hp_trace_event *slots,
                                          bool mpi);
 
+/* The event path without the copy, for a writer that appends in place (trace_buffer.c):
+ * decides about an event of this kind at time as hp_trace_bins_event does and returns
+ * where its hp_trace_slots(kind) slots go (counted as stored), or NULL with the reason in
+ * *why. Events appended straight into events.next..events.end meanwhile are the caller's
+ * to sync (events.next) before the next call; they are not counted in the statistics. */
+hp_trace_event *hp_trace_bins_event_room(hp_trace_bins *b, uint64_t time, uint32_t kind,
+                                         bool mpi, hp_bins_result *why);
+
 /* The sample number after n, in steps of 1 << shift. */
 static inline uint64_t hp__trace_bins_after(uint64_t n, unsigned shift)
 {

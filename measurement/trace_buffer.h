@@ -5,6 +5,12 @@
  * page. When a location holds its share of the budget (or the budget is used up), its
  * chunks are written to a spill file and reused; the flush itself is recorded as a visit
  * of the region "TRACE BUFFER FLUSH", so the time it cost is visible in the trace.
+ *
+ * With HP_TRACE_ADAPTIVE=true (hp_trace_set_buffer) a location's events go instead into
+ * the bins of its adaptive buffer (trace_bins.h), taken from the budget at its first
+ * event: the append below writes straight into the current event bin, and the slow path
+ * takes the next bin, or, beyond the events' share, decides event by event (region events
+ * thinned to MPI only). Nothing is ever flushed then.
  */
 #ifndef HP_MEASUREMENT_TRACE_BUFFER_H
 #define HP_MEASUREMENT_TRACE_BUFFER_H
@@ -88,6 +94,9 @@ typedef struct hp_trace_chunk {
     hp_trace_event events[];
 } hp_trace_chunk;
 
+struct hp_trace_bins;
+struct hp_trace_bins_reader;
+
 typedef struct hp_trace_buffer {
     hp_trace_event *next; /* where the next event goes; == end when the chunk is full */
     hp_trace_event *end;
@@ -99,23 +108,32 @@ typedef struct hp_trace_buffer {
     uint64_t lost;        /* events dropped (no memory and no spill file) */
     int spill_fd;         /* -1 until the first flush */
     char spill_path[96];
+    struct hp_trace_bins *bins; /* adaptive mode: where the events go (NULL until the
+                                   first event, or when the budget could not hold it) */
 } hp_trace_buffer;
 
 /* Sets up tracing for this process: chunk quota per location from the budget, and the
  * region that marks flushes. Returns 0 or -1. */
 int hp_trace_setup(uint64_t total_memory);
 
+/* HP_TRACE_BUFFER and HP_TRACE_ADAPTIVE (before the first event): each location's buffer
+ * holds bytes (0 = a quarter of the budget); adaptive: in bins that never flush, with
+ * samples of start_period ns. */
+void hp_trace_set_buffer(uint64_t bytes, bool adaptive, uint64_t start_period);
+
 void hp_trace_buffer_init(hp_trace_buffer *b);
 
 /* Slow path of hp_trace_add: a new chunk, or a flush. After a flush, *time is moved to
  * the flush's end so that the location's events stay in time order. Returns false when
- * the event cannot be stored (counted as lost). */
-bool hp__trace_make_room(hp_trace_buffer *b, uint64_t *time, size_t slots);
+ * the event (of kind, with region) is not to be stored: no room (counted as lost), or
+ * thinned in adaptive mode (counted there). */
+bool hp__trace_make_room(hp_trace_buffer *b, uint64_t *time, size_t slots, uint32_t kind,
+                         uint32_t region);
 
 static inline void hp_trace_add(hp_trace_buffer *b, hp_trace_kind kind, uint32_t region,
                                 uint64_t time)
 {
-    if (unlikely(b->next == b->end) && !hp__trace_make_room(b, &time, 1))
+    if (unlikely(b->next == b->end) && !hp__trace_make_room(b, &time, 1, kind, region))
         return;
     *b->next++ = (hp_trace_event){ time, (uint32_t)kind, region };
     b->events++;
@@ -127,7 +145,7 @@ static inline void hp_trace_add_args(hp_trace_buffer *b, hp_trace_kind kind, uin
                                      size_t npayload)
 {
     if (unlikely((size_t)(b->end - b->next) < 1 + npayload) &&
-        !hp__trace_make_room(b, &time, 1 + npayload))
+        !hp__trace_make_room(b, &time, 1 + npayload, kind, id))
         return;
     *b->next++ = (hp_trace_event){ time, (uint32_t)kind, id };
     for (size_t i = 0; i < npayload; i++)
@@ -137,7 +155,7 @@ static inline void hp_trace_add_args(hp_trace_buffer *b, hp_trace_kind kind, uin
 }
 
 /* Reads a location's events back in time order: first what was spilled, then the
- * chunks. Usage: hp_trace_reader r; hp_trace_reader_open(&r, b); while
+ * chunks (adaptive mode: the kept records of the bins, merged in time order). Usage: hp_trace_reader r; hp_trace_reader_open(&r, b); while
  * (hp_trace_reader_next(&r, &events, &n) == 1) ...; hp_trace_reader_close(&r).
  * next returns 1 with a chunk, 0 at the end, -1 on a read error. */
 typedef struct hp_trace_reader {
@@ -145,6 +163,7 @@ typedef struct hp_trace_reader {
     hp_trace_chunk *chunk;
     int fd;
     hp_trace_event *scratch;
+    struct hp_trace_bins_reader *bins; /* adaptive mode: one record per call */
 } hp_trace_reader;
 
 int hp_trace_reader_open(hp_trace_reader *r, hp_trace_buffer *b);

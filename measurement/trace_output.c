@@ -3,6 +3,8 @@
  */
 #include "trace_output.h"
 
+#include "trace_bins.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,7 +117,7 @@ int hp_trace_output_locations(hp_trace_writer *w, int rank, const uint32_t *regi
             fprintf(stderr, "hpmeasure: trace: cannot read the spilled events of location "
                             "%u; writing it empty\n", locs[i]->id);
             free(m.reader.scratch);
-            m.reader = (hp_trace_reader){ &locs[i]->trace, NULL, -1, NULL };
+            m.reader = (hp_trace_reader){ &locs[i]->trace, NULL, -1, NULL, NULL };
             rc = -1;
         }
         char err[512];
@@ -175,4 +177,21 @@ uint64_t hp_trace_output_flushes(void)
     for (hp_location *l = hp_location_list(); l != NULL; l = l->next)
         n += l->trace.flushes;
     return n;
+}
+
+void hp_trace_output_adaptive_stats(hp_trace_output_adaptive *out)
+{
+    memset(out, 0, sizeof(*out));
+    for (hp_location *l = hp_location_list(); l != NULL; l = l->next) {
+        if (l->trace.bins == NULL)
+            continue;
+        hp_trace_bins_stats st;
+        hp_trace_bins_get_stats(l->trace.bins, &st);
+        out->thinned += st.events_thinned;
+        out->lost += st.events_lost;
+        out->unclosed += st.unclosed;
+        out->halvings += st.halvings;
+        out->thinning_locations += st.thinned_at != 0;
+        out->stopped_locations += st.stopped_at != 0;
+    }
 }

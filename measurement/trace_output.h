@@ -42,4 +42,14 @@ void hp_trace_output_serial(const char *directory, const hp_profile *p);
 /* Flushes of all locations (for the notes). */
 uint64_t hp_trace_output_flushes(void);
 
+/* Adaptive mode (HP_TRACE_ADAPTIVE): events thinned to MPI only and events lost because a
+ * buffer held nothing but events, summed over the locations, with the number of
+ * locations that thinned and that stopped (for the notes). */
+typedef struct hp_trace_output_adaptive {
+    uint64_t thinned, lost, unclosed, halvings;
+    unsigned thinning_locations, stopped_locations;
+} hp_trace_output_adaptive;
+
+void hp_trace_output_adaptive_stats(hp_trace_output_adaptive *out);
+
 #endif

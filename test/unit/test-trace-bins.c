@@ -316,6 +316,31 @@ TEST(event_share_thins_regions_keeps_mpi_and_balance)
     return 0;
 }
 
+/* The share holds whichever event finds the last bin full: here a Leave does (main's
+ * Enter, then pairs), and region events stop growing at the share all the same. */
+TEST(event_share_is_kept_when_a_leave_meets_the_limit)
+{
+    void *region;
+    hp_trace_bins *b = make(&region, 20, 50, 1, false); /* 10 bins of 63 for events */
+    uint64_t t = 1;
+    event(b, t++, HP_TRACE_ENTER, 1, false);
+    for (int i = 0; i < 10000; i++) {
+        event(b, t++, HP_TRACE_ENTER, 2, false);
+        event(b, t++, HP_TRACE_LEAVE, 2, false);
+    }
+    ASSERT_INT_EQ(event(b, t++, HP_TRACE_LEAVE, 1, false), HP_BINS_STORED);
+    hp_trace_bins_stats st;
+    hp_trace_bins_get_stats(b, &st);
+    /* 630 slots: main's Enter, 314 pairs and the 315th Enter; its Leave finds the last
+     * bin full, takes an 11th (it closes a recorded Enter) and starts the thinning; every
+     * later pair is thinned, and main's Leave goes into the 11th bin. */
+    ASSERT_UINT_EQ(st.events_stored, 1 + 2 * 315 + 1);
+    ASSERT_UINT_EQ(st.bins_events, 11);
+    ASSERT_UINT_EQ(st.events_thinned, 2 * (10000 - 315));
+    free(region);
+    return 0;
+}
+
 /* When events hold every bin and want more, they stop, marked; a Leave of a recorded
  * Enter still goes in while the current bin has room, and samples are lost, counted. */
 TEST(events_stop_when_buffer_is_full_of_them)
@@ -397,6 +422,7 @@ HP_TEST_LIST(TEST_ENTRY(kept_samples_are_multiples_of_two_to_the_halvings),
              TEST_ENTRY(long_run_ends_with_full_buffer_and_no_loss),
              TEST_ENTRY(events_survive_and_reader_merges_in_time_order),
              TEST_ENTRY(event_share_thins_regions_keeps_mpi_and_balance),
+             TEST_ENTRY(event_share_is_kept_when_a_leave_meets_the_limit),
              TEST_ENTRY(events_stop_when_buffer_is_full_of_them),
              TEST_ENTRY(sample_during_event_bin_change_is_refused_without_using_its_number),
              TEST_ENTRY(invalid_layouts_are_refused));

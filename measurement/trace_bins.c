@@ -11,6 +11,8 @@
  */
 #include "trace_bins.h"
 
+#include <stdlib.h>
+
 typedef struct bin_head {
     uint32_t next;
     uint32_t used;     /* slots, written when the stream moves on (or the reader opens) */
@@ -131,9 +133,9 @@ static bool samples_hold_bins(const hp_trace_bins *b)
  */
 static bool close_lowest_level(hp_trace_bins *b, uint64_t time)
 {
-    if (!samples_hold_bins(b))
-        return false;
     unsigned k = atomic_load(&b->closed);
+    if (k + 2 >= HP_BINS_LEVELS || !samples_hold_bins(b)) /* shifts stay below 64 bits */
+        return false;
     hp_bins_stream *l = &b->levels[k];
     uint64_t revoked = level_records(b, l);
     atomic_store(&b->closed, k + 1);
@@ -325,6 +327,10 @@ static void cursor_at(const hp_trace_bins *b, hp_bins_cursor *c, uint32_t bin)
 void hp_trace_bins_reader_open(hp_trace_bins_reader *r, hp_trace_bins *b)
 {
     r->bins = b;
+    r->open = NULL;
+    r->nopen = r->capacity = 0;
+    r->untracked = false;
+    r->last_time = 0;
     seal(b, &b->events);
     cursor_at(b, &r->cursor[0], b->events.first);
     r->cursor[0].index = 0;
@@ -333,6 +339,39 @@ void hp_trace_bins_reader_open(hp_trace_bins_reader *r, hp_trace_bins *b)
         cursor_at(b, &r->cursor[1 + k], b->levels[k].first);
         r->cursor[1 + k].index = 0;
     }
+}
+
+/* Follows the open regions of the events read (at the end of measurement: malloc is
+ * fine here). */
+static void track_open(hp_trace_bins_reader *r, const hp_trace_event *e)
+{
+    if (r->untracked)
+        return;
+    if (e->kind == HP_TRACE_LEAVE && r->nopen > 0) {
+        r->nopen--;
+    } else if (e->kind == HP_TRACE_ENTER) {
+        if (r->nopen == r->capacity) {
+            size_t cap = r->capacity ? 2 * r->capacity : 64;
+            uint32_t *bigger = realloc(r->open, cap * sizeof(*bigger));
+            if (bigger == NULL) {
+                r->untracked = true;
+                return;
+            }
+            r->open = bigger;
+            r->capacity = cap;
+        }
+        r->open[r->nopen++] = e->region;
+    }
+}
+
+/* The Leave of the innermost region still open at the end, if events stopped. */
+static bool made_up_leave(hp_trace_bins_reader *r, hp_trace_bins_record *out)
+{
+    if (r->untracked || r->nopen == 0 || r->bins->stats.unclosed == 0)
+        return false;
+    r->leave = (hp_trace_event){ r->last_time, HP_TRACE_LEAVE, r->open[--r->nopen] };
+    *out = (hp_trace_bins_record){ .slots = &r->leave, .nslots = 1, .made_up = true };
+    return true;
 }
 
 bool hp_trace_bins_reader_next(hp_trace_bins_reader *r, hp_trace_bins_record *out)
@@ -345,16 +384,28 @@ bool hp_trace_bins_reader_next(hp_trace_bins_reader *r, hp_trace_bins_record *ou
             best = s;
     }
     if (best < 0)
-        return false;
+        return made_up_leave(r, out);
     hp_bins_cursor *c = &r->cursor[best];
     out->slots = c->next;
     out->sample = best > 0;
+    out->made_up = false;
     out->level = best > 0 ? (unsigned)best - 1 : 0;
     out->nslots = best > 0 ? b->sample_slots : hp_trace_slots(c->next->kind);
     out->number = best > 0 ? (2 * c->index + 1) << out->level : 0;
+    if (best == 0)
+        track_open(r, c->next);
+    if (c->next->time > r->last_time)
+        r->last_time = c->next->time;
     c->index++;
     c->next += out->nslots;
     if (c->next >= c->end)
         cursor_at(b, c, head_of(b, c->bin)->next);
     return true;
+}
+
+void hp_trace_bins_reader_close(hp_trace_bins_reader *r)
+{
+    free(r->open);
+    r->open = NULL;
+    r->nopen = r->capacity = 0;
 }

@@ -235,6 +235,11 @@ typedef struct hp_bins_cursor {
 typedef struct hp_trace_bins_reader {
     hp_trace_bins *bins;
     hp_bins_cursor cursor[1 + HP_BINS_LEVELS]; /* 0 = events, 1 + k = level k */
+    uint32_t *open;       /* regions entered and not left so far (malloc'ed) */
+    size_t nopen, capacity;
+    bool untracked;       /* no memory for open: nothing is closed at the end */
+    uint64_t last_time;
+    hp_trace_event leave; /* the Leave made up for a region left open */
 } hp_trace_bins_reader;
 
 typedef struct hp_trace_bins_record {
@@ -244,11 +249,17 @@ typedef struct hp_trace_bins_record {
     unsigned level;     /* samples: their level */
     uint64_t number;    /* samples: their number, 2^level * (2 i + 1) for the i-th of
                            the level (every number of an open level was stored) */
+    bool made_up;       /* a Leave the buffer had no room for (see below) */
 } hp_trace_bins_record;
 
 void hp_trace_bins_reader_open(hp_trace_bins_reader *r, hp_trace_bins *b);
 
-/* The next record in time order; false at the end. */
+/* The next record in time order; false at the end. When events stopped (the buffer held
+ * nothing but events) and regions were left open, their Leaves follow at the end, at the
+ * time of the last record, innermost first (made_up set), so the trace stays balanced. */
 bool hp_trace_bins_reader_next(hp_trace_bins_reader *r, hp_trace_bins_record *out);
+
+/* Frees what the reader allocated. */
+void hp_trace_bins_reader_close(hp_trace_bins_reader *r);
 
 #endif

@@ -292,6 +292,8 @@ int hp_trace_reader_next(hp_trace_reader *r, const hp_trace_event **events, size
 void hp_trace_reader_close(hp_trace_reader *r)
 {
     free(r->scratch);
+    if (r->bins != NULL)
+        hp_trace_bins_reader_close(r->bins);
     free(r->bins);
     r->bins = NULL;
     hp_trace_buffer *b = r->buffer;

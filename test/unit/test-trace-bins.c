@@ -6,6 +6,8 @@
  */
 #include <stdlib.h>
 
+#include "memory.h"
+#include "region.h"
 #include "trace_bins.h"
 
 #include "test.h"
@@ -79,6 +81,7 @@ static int check_kept(hp_trace_bins *b, uint64_t n, unsigned k)
         last_time = rec.slots[0].time;
         seen++;
     }
+    hp_trace_bins_reader_close(&r);
     ASSERT_UINT_EQ(seen, n >> k);
     return 0;
 }
@@ -236,6 +239,7 @@ TEST(events_survive_and_reader_merges_in_time_order)
             ASSERT_UINT_EQ(t % 5000, rec.slots[0].kind == HP_TRACE_ENTER ? 0 : 50);
         }
     }
+    hp_trace_bins_reader_close(&r);
     ASSERT_UINT_EQ(events, nevents);
     ASSERT_UINT_EQ(samples, 6000 >> st.halvings);
     free(region);
@@ -306,6 +310,7 @@ TEST(event_share_thins_regions_keeps_mpi_and_balance)
             recorded++;
         last = e->time;
     }
+    hp_trace_bins_reader_close(&r);
     ASSERT_INT_EQ(depth, 0);
     ASSERT_UINT_EQ(enters, leaves);
     ASSERT_UINT_EQ(mpi_seen, mpi);
@@ -376,6 +381,29 @@ TEST(events_stop_when_buffer_is_full_of_them)
     ASSERT_UINT_EQ(st.unclosed, 2);
     ASSERT_UINT_EQ(st.samples_lost, 1);
     ASSERT_UINT_EQ(b->open_recorded, 0);
+    /* Read back: the Leaves of regions 2 and 1 are made up at the last time, so every
+     * Enter has its Leave. */
+    hp_trace_bins_reader r;
+    hp_trace_bins_record rec;
+    hp_trace_bins_reader_open(&r, b);
+    uint64_t n = 0, made_up = 0, last = 0;
+    uint32_t order[2];
+    while (hp_trace_bins_reader_next(&r, &rec)) {
+        n++;
+        ASSERT(rec.slots[0].time >= last);
+        last = rec.slots[0].time;
+        if (rec.made_up) {
+            ASSERT_UINT_EQ(rec.slots[0].kind, HP_TRACE_LEAVE);
+            ASSERT_UINT_EQ(rec.slots[0].time, t + 4);
+            ASSERT(made_up < 2);
+            order[made_up++] = rec.slots[0].region;
+        }
+    }
+    hp_trace_bins_reader_close(&r);
+    ASSERT_UINT_EQ(n, stored + 1 + 2);
+    ASSERT_UINT_EQ(made_up, 2);
+    ASSERT_UINT_EQ(order[0], 2);
+    ASSERT_UINT_EQ(order[1], 1);
     free(region);
     return 0;
 }
@@ -399,6 +427,78 @@ TEST(sample_during_event_bin_change_is_refused_without_using_its_number)
     int rc = check_kept(b, 3, 0);
     free(region);
     return rc;
+}
+
+/* The trace buffer in adaptive mode (HP_TRACE_ADAPTIVE=true, trace_buffer.c): appends
+ * go straight into the bins; beyond the share a non-MPI region is thinned (its paradigm
+ * says so) while MPI goes on; when the buffer holds nothing but events they stop, and the
+ * reader closes main, whose Leave found no room. Nothing is flushed. */
+TEST(trace_buffer_in_adaptive_mode_never_flushes)
+{
+    ASSERT_INT_EQ(hp_memory_init(8 << 20), 0);
+    ASSERT_INT_EQ(hp_region_init(NULL), 0);
+    ASSERT_INT_EQ(hp_trace_setup(8 << 20), 0);
+    hp_trace_set_buffer(256 * 1024, true, 0); /* 3 bins of 64 KiB: events' share is 1 */
+    hp_region *main_r = hp_region_define("main", "", -1, HP_PARADIGM_COMPILER,
+                                         HP_ROLE_FUNCTION);
+    hp_region *work = hp_region_define("work", "", -1, HP_PARADIGM_COMPILER, HP_ROLE_FUNCTION);
+    hp_region *send = hp_region_define("MPI_Send", "", -1, HP_PARADIGM_MPI, HP_ROLE_FUNCTION);
+    ASSERT(main_r != NULL && work != NULL && send != NULL);
+    hp_trace_buffer tb;
+    hp_trace_buffer_init(&tb);
+    uint64_t t = 1;
+    hp_trace_add(&tb, HP_TRACE_ENTER, main_r->id, t++);
+    for (int i = 0; i < 5000; i++) {
+        hp_trace_add(&tb, HP_TRACE_ENTER, work->id, t++);
+        hp_trace_add(&tb, HP_TRACE_LEAVE, work->id, t++);
+        hp_trace_add(&tb, HP_TRACE_ENTER, send->id, t++);
+        hp_trace_payload p = { (uint64_t)1 << 32 | 7, 8 };
+        hp_trace_add_args(&tb, HP_TRACE_MPI_SEND, 0, t++, &p, 1);
+        hp_trace_add(&tb, HP_TRACE_LEAVE, send->id, t++);
+    }
+    hp_trace_add(&tb, HP_TRACE_LEAVE, main_r->id, t++);
+    ASSERT(tb.bins != NULL);
+    ASSERT_UINT_EQ(tb.flushes, 0);
+    ASSERT_INT_EQ(tb.spill_fd, -1);
+    hp_trace_bins_stats st;
+    hp_trace_bins_get_stats(tb.bins, &st);
+    ASSERT(st.thinned_at > 0 && st.stopped_at > st.thinned_at);
+    ASSERT_UINT_EQ(st.bins_events, 3);
+
+    hp_trace_reader r;
+    ASSERT_INT_EQ(hp_trace_reader_open(&r, &tb), 0);
+    const hp_trace_event *ev;
+    size_t n;
+    uint32_t stack[8];
+    int depth = 0;
+    uint64_t sends = 0, send_enters = 0, works = 0, slots = 0, last = 0;
+    while (hp_trace_reader_next(&r, &ev, &n) == 1) {
+        ASSERT(ev[0].time >= last);
+        last = ev[0].time;
+        slots += n;
+        if (ev[0].kind == HP_TRACE_MPI_SEND) {
+            ASSERT_UINT_EQ(n, 2);
+            ASSERT_UINT_EQ(ev[1].time, (uint64_t)1 << 32 | 7);
+            sends++;
+        } else if (ev[0].kind == HP_TRACE_ENTER) {
+            ASSERT(depth < 8);
+            stack[depth++] = ev[0].region;
+            send_enters += ev[0].region == send->id;
+            works += ev[0].region == work->id && ev[0].time > st.thinned_at;
+        } else if (ev[0].kind == HP_TRACE_LEAVE) {
+            ASSERT(depth > 0);
+            ASSERT_UINT_EQ(stack[--depth], ev[0].region);
+        }
+    }
+    hp_trace_reader_close(&r);
+    ASSERT_INT_EQ(depth, 0);            /* main closed by the reader */
+    /* Every MPI call has its message, but for the one the stop cut (marked by stopped_at:
+     * where this location's trace ends). */
+    ASSERT_UINT_EQ(sends + 1, send_enters);
+    ASSERT_UINT_EQ(works, 0);           /* work() thinned from the share on */
+    ASSERT(slots <= 3 * 4095 + 1);
+    ASSERT(slots >= 3 * 4095 - 3 * 3);  /* the bins are full, but for split records */
+    return 0;
 }
 
 TEST(invalid_layouts_are_refused)
@@ -425,4 +525,5 @@ HP_TEST_LIST(TEST_ENTRY(kept_samples_are_multiples_of_two_to_the_halvings),
              TEST_ENTRY(event_share_is_kept_when_a_leave_meets_the_limit),
              TEST_ENTRY(events_stop_when_buffer_is_full_of_them),
              TEST_ENTRY(sample_during_event_bin_change_is_refused_without_using_its_number),
+             TEST_ENTRY(trace_buffer_in_adaptive_mode_never_flushes),
              TEST_ENTRY(invalid_layouts_are_refused));

@@ -143,6 +143,12 @@ static size_t collect_notes(char notes[][256])
                  "buffer on %u locations, so %llu region events (not MPI) were left out of the "
                  "trace from then on; raise HP_TRACE_BUFFER to keep them", ad.thinning_locations,
                  (unsigned long long)ad.thinned);
+    if (ad.halved_locations > 0)
+        snprintf(notes[n++], 256, "HP_TRACE_ADAPTIVE: the sampling frequency was halved on %u "
+                 "locations (%llu times in all; the lowest final frequency %.4g Hz): the trace "
+                 "keeps every 2^k-th sample, each standing for 2^k start intervals",
+                 ad.halved_locations, (unsigned long long)ad.halvings,
+                 1e9 / (double)ad.longest_period);
     if (ad.stopped_locations > 0)
         snprintf(notes[n++], 256, "HP_TRACE_ADAPTIVE: the trace buffer of %u locations held "
                  "nothing but events, so their traces end early (%llu events left out, %llu "

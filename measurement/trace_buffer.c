@@ -26,6 +26,8 @@ static hp_region *flush_region;
 static _Atomic unsigned spill_serial;
 static uint64_t adaptive_bytes;  /* > 0: HP_TRACE_ADAPTIVE, each location's buffer */
 static uint64_t adaptive_period; /* ns between samples at the start frequency */
+static unsigned sample_slots = 1;
+static hp_trace_rearm_fn *sample_rearm;
 
 int hp_trace_setup(uint64_t total_memory)
 {
@@ -45,6 +47,12 @@ void hp_trace_set_buffer(uint64_t bytes, bool adaptive, uint64_t start_period)
     if (adaptive)
         adaptive_bytes = bytes != 0 ? bytes : chunk_limit * HP_PAGE_SIZE;
     adaptive_period = start_period;
+}
+
+void hp_trace_set_sample_record(unsigned slots, hp_trace_rearm_fn *rearm)
+{
+    sample_slots = slots;
+    sample_rearm = rearm;
 }
 
 void hp_trace_buffer_init(hp_trace_buffer *b)
@@ -161,7 +169,7 @@ static bool bins_ready(hp_trace_buffer *b)
     if (b->first != NULL) /* already flushing */
         return false;
     void *region = hp_memory_pages(adaptive_bytes);
-    hp_trace_bins_config cfg = { 0, 0, 1, adaptive_period, NULL, NULL };
+    hp_trace_bins_config cfg = { 0, 0, sample_slots, adaptive_period, sample_rearm, b };
     b->bins = region != NULL ? hp_trace_bins_init(region, adaptive_bytes, &cfg) : NULL;
     return b->bins != NULL;
 }

@@ -121,6 +121,14 @@ int hp_trace_setup(uint64_t total_memory);
  * samples of start_period ns. */
 void hp_trace_set_buffer(uint64_t bytes, bool adaptive, uint64_t start_period);
 
+/* Adaptive mode with samples in traces (before the first event): a sample record takes
+ * slots slots (1..16), and rearm(arg, period_ns) re-arms the location's timer when its
+ * buffer halves the frequency; arg is the location's hp_trace_buffer. Samples go in with
+ * hp_trace_bins_sample(b->bins, record) from the signal handler, once b->bins exists (it
+ * is made at the location's first event). */
+typedef int hp_trace_rearm_fn(void *arg, uint64_t period_ns);
+void hp_trace_set_sample_record(unsigned slots, hp_trace_rearm_fn *rearm);
+
 void hp_trace_buffer_init(hp_trace_buffer *b);
 
 /* Slow path of hp_trace_add: a new chunk, or a flush. After a flush, *time is moved to

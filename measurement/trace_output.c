@@ -193,5 +193,9 @@ void hp_trace_output_adaptive_stats(hp_trace_output_adaptive *out)
         out->halvings += st.halvings;
         out->thinning_locations += st.thinned_at != 0;
         out->stopped_locations += st.stopped_at != 0;
+        out->halved_locations += st.halvings != 0;
+        uint64_t period = hp_trace_bins_period(l->trace.bins);
+        if (st.halvings != 0 && period > out->longest_period)
+            out->longest_period = period;
     }
 }

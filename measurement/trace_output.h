@@ -47,7 +47,8 @@ uint64_t hp_trace_output_flushes(void);
  * locations that thinned and that stopped (for the notes). */
 typedef struct hp_trace_output_adaptive {
     uint64_t thinned, lost, unclosed, halvings;
-    unsigned thinning_locations, stopped_locations;
+    unsigned thinning_locations, stopped_locations, halved_locations;
+    uint64_t longest_period; /* ns: the lowest sampling frequency a location ended at */
 } hp_trace_output_adaptive;
 
 void hp_trace_output_adaptive_stats(hp_trace_output_adaptive *out);

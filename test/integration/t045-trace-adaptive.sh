@@ -3,10 +3,11 @@
 # flush. loop.c's 400002 events in a 1 MiB buffer (15 bins of 4095 events): the events
 # fill their share (7 bins = 28665 events), then region events are thinned; Leaves of
 # regions entered before stay, so the trace is balanced: exactly 28665 events plus the
-# few Leaves that close what was open. An MPI ring with work between the messages in a
-# 512 KiB buffer: region events are thinned, every message event is kept and matched.
+# few Leaves that close what was open. Threads: every location has its own buffer. An MPI
+# ring with work between the messages in a 512 KiB buffer: region events are thinned,
+# every message event is kept and matched.
 . "$HP_SRCDIR/test/integration/lib.sh"
-plan 12
+plan 15
 OTF2CHECK="$PY $HP_SRCDIR/test/tools/otf2check.py"
 
 check "build loop.c" hp-instrument gcc -O1 -o loop "$PROGRAMS/loop.c"
@@ -27,6 +28,14 @@ HP_OVERHEAD_BUDGET=0 HP_TOTAL_MEMORY=4M HP_TRACE_BUFFER=1M HP_TRACE_ADAPTIVE=fal
     HP_ENABLE_TRACING=true HP_EXPERIMENT_DIRECTORY=fl ./loop > /dev/null 2> fl.err
 check "HP_TRACE_ADAPTIVE=false with the same buffer flushes, as before" \
     grep -q "flushed to disk" fl.err
+
+check "build threads.c" hp-instrument gcc -O1 -pthread -o threads "$PROGRAMS/threads.c"
+HP_TRACE_BUFFER=256K HP_TRACE_ADAPTIVE=true HP_ENABLE_TRACING=true \
+    HP_EXPERIMENT_DIRECTORY=thr check "threads, adaptive 256K per location" ./threads
+trace_enters thr/traces.otf2 > thr-enters.txt
+profile_visits thr/profile.cubex > thr-visits.txt
+check "threads: below the share every Enter is kept (= visits on each of the 4 locations)" \
+    sh -c "diff -u thr-visits.txt thr-enters.txt && $OTF2CHECK thr/traces.otf2"
 
 check "build ring_work.c with hp-instrument mpicc" \
     hp-instrument mpicc -O1 -o ring "$PROGRAMS/mpi/ring_work.c"

@@ -64,6 +64,11 @@ struct hp_trace_writer {
     const hp_trace_comm *comms; /* communicators the program created (rank 0) */
     uint32_t ncomms;
 
+    bool adaptive;        /* HP_TRACE_ADAPTIVE: samples carry their number (attribute 0)
+                             and name the generator of their location's halvings */
+    unsigned halvings;    /* of the next location hp_trace_writer_location writes */
+    OTF2_AttributeList *sample_attributes;
+
     uint64_t clamped;              /* timestamps raised to keep a location monotonic */
     uint64_t first_time, last_time; /* range of the timestamps written by this process */
 
@@ -254,6 +259,8 @@ static hp_trace_writer *new_writer(const char *directory, int rank,
 static void free_writer(hp_trace_writer *w)
 {
     OTF2_Error_RegisterCallback(w->previous_error_callback, NULL);
+    if (w->sample_attributes != NULL)
+        OTF2_AttributeList_Delete(w->sample_attributes);
     free(w->locations);
     free(w->anchor_path);
     free(w);
@@ -382,6 +389,7 @@ typedef struct location_stream {
     const hp_trace_clock *clock;
     uint64_t last_time; /* of the previous event: OTF2 refuses anything smaller */
     uint64_t written;
+    unsigned halvings;  /* of its sampling frequency (adaptive mode): its generator */
 } location_stream;
 
 /* The i-th payload slot after e, as written by hp_trace_add_args. */
@@ -475,8 +483,9 @@ static int write_program_end(hp_trace_writer *w, location_stream *s, char *err,
     return 0;
 }
 
-/* The one interrupt generator: every thread's sampling timer (put_sampling). */
-enum { SAMPLING_INTERRUPT_GENERATOR = 0 };
+/* The interrupt generator of every thread's sampling timer (put_sampling); in adaptive
+ * mode generator k is the timer after k halvings, and attribute 0 the sample's number. */
+enum { SAMPLING_INTERRUPT_GENERATOR = 0, SAMPLE_NUMBER_ATTRIBUTE = 0 };
 
 static int write_event(hp_trace_writer *w, location_stream *s, const hp_trace_event *e,
                        char *err, size_t errlen)
@@ -524,11 +533,19 @@ static int write_event(hp_trace_writer *w, location_stream *s, const hp_trace_ev
         rc = OTF2_EvtWriter_Metric(s->writer, NULL, t, e->region, 1, &type, &value);
         break;
     }
-    case HP_TRACE_SAMPLE:
-        rc = OTF2_EvtWriter_CallingContextSample(s->writer, NULL, t,
+    case HP_TRACE_SAMPLE: {
+        OTF2_AttributeList *attributes = NULL;
+        if (w->adaptive) { /* the list is emptied by the event that takes it */
+            attributes = w->sample_attributes;
+            OTF2_AttributeList_AddUint64(attributes, SAMPLE_NUMBER_ATTRIBUTE,
+                                         payload_of(e, 0).b);
+        }
+        rc = OTF2_EvtWriter_CallingContextSample(s->writer, attributes, t,
                                                  (OTF2_CallingContextRef)payload_of(e, 0).a,
-                                                 e->region, SAMPLING_INTERRUPT_GENERATOR);
+                                                 e->region,
+                                                 SAMPLING_INTERRUPT_GENERATOR + s->halvings);
         break;
+    }
     default:
         set_error(err, errlen, "%s: location %#" PRIx64 ": event %" PRIu64
                   " has unknown kind %" PRIu32, w->anchor_path, s->id, s->written, e->kind);
@@ -594,6 +611,19 @@ static int add_location(hp_trace_writer *w, uint64_t id, char *err, size_t errle
     return 0;
 }
 
+int hp_trace_writer_set_adaptive(hp_trace_writer *w)
+{
+    if (w->sample_attributes == NULL && (w->sample_attributes = OTF2_AttributeList_New()) == NULL)
+        return -1;
+    w->adaptive = true;
+    return 0;
+}
+
+void hp_trace_writer_set_halvings(hp_trace_writer *w, unsigned halvings)
+{
+    w->halvings = halvings;
+}
+
 int64_t hp_trace_writer_location(hp_trace_writer *w, uint64_t location_id,
                                  const hp_trace_clock *clock,
                                  int (*next)(void *ctx, const hp_trace_event **events,
@@ -603,7 +633,8 @@ int64_t hp_trace_writer_location(hp_trace_writer *w, uint64_t location_id,
     clear_error(err, errlen);
     if (add_location(w, location_id, err, errlen) != 0)
         return -1;
-    location_stream s = { .id = location_id, .clock = clock };
+    location_stream s = { .id = location_id, .clock = clock, .halvings = w->halvings };
+    w->halvings = 0;
     s.writer = OTF2_Archive_GetEvtWriter(w->archive, location_id);
     if (s.writer == NULL) {
         check_otf2(w, OTF2_ERROR_INVALID_CALL, "OTF2_Archive_GetEvtWriter", err, errlen);
@@ -1058,11 +1089,29 @@ static void put_sampling(global_defs *d)
     const hp_profile *p = d->p;
     if (p->sampling.frequency == 0)
         return;
+    uint64_t period = 1000000000u / p->sampling.frequency;
     put(d, OTF2_GlobalDefWriter_WriteInterruptGenerator(
                d->writer, SAMPLING_INTERRUPT_GENERATOR, str(d, "sampling timer"),
-               OTF2_INTERRUPT_GENERATOR_MODE_TIME, OTF2_BASE_DECIMAL, -9,
-               1000000000u / p->sampling.frequency),
+               OTF2_INTERRUPT_GENERATOR_MODE_TIME, OTF2_BASE_DECIMAL, -9, period),
         "InterruptGenerator");
+    /* Adaptive mode: a location whose frequency was halved k times names generator k;
+     * each of its kept samples stands for 2^k start periods. */
+    for (unsigned k = 1; d->w->adaptive && k < 64 && (period << k) >> k == period; k++) {
+        char name[64];
+        snprintf(name, sizeof name, "sampling timer, halved %u times", k);
+        put(d, OTF2_GlobalDefWriter_WriteInterruptGenerator(
+                   d->writer, SAMPLING_INTERRUPT_GENERATOR + k, str(d, name),
+                   OTF2_INTERRUPT_GENERATOR_MODE_TIME, OTF2_BASE_DECIMAL, -9, period << k),
+            "InterruptGenerator");
+    }
+    if (d->w->adaptive)
+        put(d, OTF2_GlobalDefWriter_WriteAttribute(d->writer, SAMPLE_NUMBER_ATTRIBUTE,
+                                                   str(d, "sample number"),
+                                                   str(d, "the sample's number n: its level in "
+                                                          "the adaptive trace buffer is the "
+                                                          "trailing zero bits of n"),
+                                                   OTF2_TYPE_UINT64),
+            "Attribute");
     for (size_t i = 0; i < p->ncnodes; i++) {
         uint32_t parent = p->cnodes[i].parent;
         put(d, OTF2_GlobalDefWriter_WriteCallingContext(

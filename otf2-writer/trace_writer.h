@@ -69,6 +69,15 @@ int64_t hp_trace_writer_location(hp_trace_writer *w, uint64_t location_id,
                                              size_t *n),
                                  void *ctx, char *err, size_t errlen);
 
+/* HP_TRACE_ADAPTIVE, on every process before its locations: samples carry their number
+ * (attribute "sample number"), and rank 0 defines generator k = the sampling timer after
+ * k halvings. Returns 0, or -1 when OTF2 cannot make an attribute list. */
+int hp_trace_writer_set_adaptive(hp_trace_writer *w);
+
+/* The halvings of the sampling frequency of the next location written (adaptive mode):
+ * its samples name generator k. */
+void hp_trace_writer_set_halvings(hp_trace_writer *w, unsigned halvings);
+
 /* Global definitions, on rank 0 only: clock properties (ticks per second of the global
  * time, the smallest and largest global timestamp of all events), the regions (the
  * unified profile's regions: paradigm strings "compiler", "mpi", "user",

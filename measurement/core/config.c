@@ -71,13 +71,24 @@ static const config_var config_vars[] = {
       "Measurement memory per process (K, M, G suffixes; at least 256K). When it is used up, "
       "measurement stops growing and the output says so. With tracing, a quarter of it is "
       "each location's trace buffer (flushed to disk when full)." },
+    { "HP_TRACE_BUFFER", VAR_SIZE, "0", FIELD(trace_buffer),
+      "With tracing: the trace buffer of each location, taken from HP_TOTAL_MEMORY "
+      "(K, M, G suffixes); 0 = a quarter of HP_TOTAL_MEMORY. At least 256K, at most half "
+      "of HP_TOTAL_MEMORY. See doc/tracing.md." },
+    { "HP_TRACE_ADAPTIVE", VAR_BOOL, "false", FIELD(trace_adaptive),
+      "With tracing: true keeps the whole run in the trace buffer without flushing: the "
+      "buffer is cut into bins, samples are stored by level, and when it is full every "
+      "second sample is dropped and the sampling frequency halved; region events beyond "
+      "half of the buffer are thinned to MPI events. false: a full buffer is flushed to "
+      "a file (marked in the trace). See doc/tracing.md." },
     { "HP_TIMER", VAR_CHOICE, "tsc", FIELD(timer),
       "Timer: tsc (the CPU's invariant time-stamp counter; falls back to monotonic when the "
       "CPU has none) or monotonic (clock_gettime)." },
     { "HP_SAMPLING_FREQUENCY", VAR_UINT, "0", FIELD(sampling_frequency),
       "Timer sampling per thread in Hz (wall-clock), 0 = off, at most 20000. Default 0, "
-      "but 1000 for programs built with hp-instrument --nocompiler and run by hp-run. See "
-      "doc/sampling.md." },
+      "but 1000 for programs built with hp-instrument --nocompiler and run by hp-run. With "
+      "HP_TRACE_ADAPTIVE=true the start frequency, halved whenever the trace buffer is "
+      "full. See doc/sampling.md." },
     { "HP_PROFILING_MAX_DEPTH", VAR_UINT, "0", FIELD(profiling_max_depth),
       "Deepest call path recorded (main is depth 1), 0 = no limit. Calls below it get no "
       "call path of their own: their time and visits stay with the path at the limit, and "
@@ -314,6 +325,9 @@ static const char *check_range(const config_var *v)
 {
     if (strcmp(v->name, "HP_TOTAL_MEMORY") == 0 && hp_cfg.total_memory < 256 * 1024)
         return "at least 256K";
+    if (strcmp(v->name, "HP_TRACE_BUFFER") == 0 && hp_cfg.trace_buffer != 0 &&
+        (hp_cfg.trace_buffer < 256 * 1024 || hp_cfg.trace_buffer > hp_cfg.total_memory / 2))
+        return "0 (a quarter of HP_TOTAL_MEMORY), or from 256K up to half of HP_TOTAL_MEMORY";
     if (strcmp(v->name, "HP_SAMPLING_FREQUENCY") == 0 && hp_cfg.sampling_frequency > 20000)
         return "0 (off) up to 20000 Hz";
     if (strcmp(v->name, "HP_OVERHEAD_BUDGET") == 0 && hp_cfg.overhead_budget > 100)

@@ -35,6 +35,8 @@ typedef struct hp_config {
     char experiment_directory[4096]; /* "" = default name */
     char filtering_file[4096];       /* "" = no filter */
     uint64_t total_memory;           /* bytes */
+    uint64_t trace_buffer;           /* bytes per location, 0 = a quarter of total_memory */
+    bool trace_adaptive;             /* HP_TRACE_ADAPTIVE: trace_bins.h instead of flushes */
     hp_timer_kind timer;
     uint64_t sampling_frequency;     /* Hz, 0 = off */
     uint64_t overhead_budget;        /* percent, 0 = off */

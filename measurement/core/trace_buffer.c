@@ -17,12 +17,17 @@
 #include "memory.h"
 #include "region.h"
 #include "timer.h"
+#include "trace_bins.h"
 
 #define CHUNK_CAPACITY ((HP_PAGE_SIZE - sizeof(hp_trace_chunk)) / sizeof(hp_trace_event))
 
 static size_t chunk_limit = 2;
 static hp_region *flush_region;
 static _Atomic unsigned spill_serial;
+static uint64_t adaptive_bytes;  /* > 0: HP_TRACE_ADAPTIVE, each location's buffer */
+static uint64_t adaptive_period; /* ns between samples at the start frequency */
+static unsigned sample_slots = 1;
+static hp_trace_rearm_fn *sample_rearm;
 
 int hp_trace_setup(uint64_t total_memory)
 {
@@ -33,6 +38,26 @@ int hp_trace_setup(uint64_t total_memory)
     flush_region = hp_region_define("TRACE BUFFER FLUSH", "", -1, HP_PARADIGM_USER,
                                     HP_ROLE_ARTIFICIAL);
     return flush_region != NULL ? 0 : -1;
+}
+
+void hp_trace_set_buffer(uint64_t bytes, bool adaptive, uint64_t start_period)
+{
+    if (bytes != 0 && !adaptive)
+        chunk_limit = bytes / HP_PAGE_SIZE > 2 ? bytes / HP_PAGE_SIZE : 2;
+    if (adaptive)
+        adaptive_bytes = bytes != 0 ? bytes : chunk_limit * HP_PAGE_SIZE;
+    adaptive_period = start_period;
+}
+
+bool hp_trace_adaptive(void)
+{
+    return adaptive_bytes != 0;
+}
+
+void hp_trace_set_sample_record(unsigned slots, hp_trace_rearm_fn *rearm)
+{
+    sample_slots = slots;
+    sample_rearm = rearm;
 }
 
 void hp_trace_buffer_init(hp_trace_buffer *b)
@@ -129,6 +154,69 @@ static bool reuse_next_chunk(hp_trace_buffer *b)
     return true;
 }
 
+/* Whether an event belongs to an MPI call (kept beyond the events' share). */
+static bool is_mpi_event(uint32_t kind, uint32_t region)
+{
+    if (kind == HP_TRACE_METRIC)
+        return false;
+    if (kind != HP_TRACE_ENTER && kind != HP_TRACE_LEAVE)
+        return true;
+    const hp_region *r = hp_region_at(region);
+    return r != NULL && r->paradigm == HP_PARADIGM_MPI;
+}
+
+/* The location's adaptive buffer, made at its first event; false when the budget cannot
+ * hold it (the location then uses the flushing buffer). */
+/* Each open sample level holds at least one bin, and a level closes only when no bin is
+ * free: with a few large bins, levels close long before the buffer is full (a 256 KiB
+ * buffer of 64 KiB bins closed 13 levels while holding 28 samples). At least 64 bins,
+ * of 4 to 64 KiB. */
+static size_t bin_size_for(uint64_t bytes)
+{
+    uint64_t size = bytes / 64;
+    if (size < 4096)
+        size = 4096;
+    if (size > HP_BINS_DEFAULT_BIN_SIZE)
+        size = HP_BINS_DEFAULT_BIN_SIZE;
+    return (size_t)size & ~(size_t)4095;
+}
+
+static bool bins_ready(hp_trace_buffer *b)
+{
+    if (b->bins != NULL)
+        return true;
+    if (b->first != NULL) /* already flushing */
+        return false;
+    void *region = hp_memory_pages(adaptive_bytes);
+    hp_trace_bins_config cfg = { bin_size_for(adaptive_bytes), 0, sample_slots, adaptive_period,
+                                 sample_rearm, b };
+    b->bins = region != NULL ? hp_trace_bins_init(region, adaptive_bytes, &cfg) : NULL;
+    return b->bins != NULL;
+}
+
+/* Adaptive mode: the bins decide about the event and say where it goes; the caller's
+ * append then writes it there. Beyond the events' share every event comes here (no room
+ * is given beyond it); before, the whole current bin is the room. */
+static bool bins_make_room(hp_trace_buffer *b, uint64_t time, uint32_t kind, uint32_t region)
+{
+    hp_trace_bins *x = b->bins;
+    if (b->next != NULL)
+        x->events.next = b->next; /* what the appends wrote meanwhile */
+    hp_bins_result why;
+    hp_trace_event *dst = hp_trace_bins_event_room(x, time, kind, is_mpi_event(kind, region),
+                                                   &why);
+    if (dst == NULL) {
+        if (why == HP_BINS_LOST)
+            b->lost++;
+        b->next = b->end = NULL;
+        return false;
+    }
+    x->events.next = dst; /* taken back: the caller's append writes and counts it */
+    b->next = dst;
+    b->end = x->thinning || x->stopped ? dst + hp_trace_slots(kind) : x->events.end;
+    return true;
+}
+
 /* Room without a flush: the rest of the current chunk, the next one kept from a flush,
  * or a new one within the quota. Async-signal-safe. */
 bool hp__trace_grow(hp_trace_buffer *b, size_t slots)
@@ -139,8 +227,13 @@ bool hp__trace_grow(hp_trace_buffer *b, size_t slots)
     return reuse_next_chunk(b) || (b->chunks < chunk_limit && append_new_chunk(b));
 }
 
-bool hp__trace_make_room(hp_trace_buffer *b, uint64_t *time, size_t slots)
+bool hp__trace_make_room(hp_trace_buffer *b, uint64_t *time, size_t slots, uint32_t kind,
+                         uint32_t region)
 {
+    if (b->next != NULL && (size_t)(b->end - b->next) >= slots)
+        return true;
+    if (adaptive_bytes != 0 && bins_ready(b))
+        return bins_make_room(b, *time, kind, region);
     if (hp__trace_grow(b, slots))
         return true;
     if (b->first == NULL) { /* not even one chunk: nothing to flush */
@@ -168,6 +261,39 @@ bool hp__trace_make_room(hp_trace_buffer *b, uint64_t *time, size_t slots)
     return true;
 }
 
+void hp__trace_add_sample_slow(hp_trace_buffer *b, uint64_t time, const void *node,
+                               uint32_t distance)
+{
+    if (adaptive_bytes == 0) {
+        if (!hp__trace_grow(b, 2)) {
+            b->lost_samples++;
+            return;
+        }
+        hp__trace_store_sample(b, time, node, distance, ++b->samples);
+        return;
+    }
+    /* Adaptive: samples go to their level's bins, never into the events' stream. Before
+     * the location's first event there are no bins: the sample is left out. */
+    if (b->bins == NULL) {
+        b->lost_samples++;
+        return;
+    }
+    uint64_t number = b->bins->next_number;
+    hp_trace_event rec[2] = {
+        { time, HP_TRACE_SAMPLE, distance },
+        { (uint64_t)(uintptr_t)node, (uint32_t)number, (uint32_t)(number >> 32) },
+    };
+    switch (hp_trace_bins_sample(b->bins, rec)) {
+    case HP_BINS_STORED:
+        b->samples++;
+        break;
+    case HP_BINS_CLOSED: /* its level was given back: as designed */
+        break;
+    default:
+        b->lost_samples++;
+    }
+}
+
 int hp_trace_reader_open(hp_trace_reader *r, hp_trace_buffer *b)
 {
     seal_current(b);
@@ -175,6 +301,16 @@ int hp_trace_reader_open(hp_trace_reader *r, hp_trace_buffer *b)
     r->chunk = b->first;
     r->fd = -1;
     r->scratch = NULL;
+    r->bins = NULL;
+    if (b->bins != NULL) {
+        if (b->next != NULL)
+            b->bins->events.next = b->next;
+        r->bins = malloc(sizeof(*r->bins));
+        if (r->bins == NULL)
+            return -1;
+        hp_trace_bins_reader_open(r->bins, b->bins);
+        return 0;
+    }
     if (b->spill_fd >= 0) {
         r->fd = b->spill_fd;
         r->scratch = malloc(CHUNK_CAPACITY * sizeof(hp_trace_event));
@@ -186,6 +322,14 @@ int hp_trace_reader_open(hp_trace_reader *r, hp_trace_buffer *b)
 
 int hp_trace_reader_next(hp_trace_reader *r, const hp_trace_event **events, size_t *n)
 {
+    if (r->bins != NULL) {
+        hp_trace_bins_record rec;
+        if (!hp_trace_bins_reader_next(r->bins, &rec))
+            return 0;
+        *events = rec.slots;
+        *n = rec.nslots;
+        return 1;
+    }
     if (r->fd >= 0) {
         uint64_t count;
         ssize_t got = read(r->fd, &count, sizeof(count));
@@ -216,6 +360,10 @@ int hp_trace_reader_next(hp_trace_reader *r, const hp_trace_event **events, size
 void hp_trace_reader_close(hp_trace_reader *r)
 {
     free(r->scratch);
+    if (r->bins != NULL)
+        hp_trace_bins_reader_close(r->bins);
+    free(r->bins);
+    r->bins = NULL;
     hp_trace_buffer *b = r->buffer;
     if (b->spill_fd >= 0) {
         close(b->spill_fd);

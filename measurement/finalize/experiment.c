@@ -140,6 +140,24 @@ static size_t collect_notes(char notes[][256])
         snprintf(notes[n++], 256, "%llu samples are not in the trace: its buffer was full and "
                  "no event of their thread came to flush it; raise HP_TOTAL_MEMORY",
                  (unsigned long long)hp_trace_output_lost_samples());
+    hp_trace_output_adaptive ad;
+    hp_trace_output_adaptive_stats(&ad);
+    if (ad.thinning_locations > 0)
+        snprintf(notes[n++], 256, "HP_TRACE_ADAPTIVE: events filled their share of the trace "
+                 "buffer on %u locations, so %llu region events (not MPI) were left out of the "
+                 "trace from then on; raise HP_TRACE_BUFFER to keep them", ad.thinning_locations,
+                 (unsigned long long)ad.thinned);
+    if (ad.halved_locations > 0)
+        snprintf(notes[n++], 256, "HP_TRACE_ADAPTIVE: the sampling frequency was halved on %u "
+                 "locations (%llu times in all; the lowest final frequency %.4g Hz): the trace "
+                 "keeps every 2^k-th sample, each standing for 2^k start intervals",
+                 ad.halved_locations, (unsigned long long)ad.halvings,
+                 1e9 / (double)ad.longest_period);
+    if (ad.stopped_locations > 0)
+        snprintf(notes[n++], 256, "HP_TRACE_ADAPTIVE: the trace buffer of %u locations held "
+                 "nothing but events, so their traces end early (%llu events left out, %llu "
+                 "regions left open); raise HP_TRACE_BUFFER", ad.stopped_locations,
+                 (unsigned long long)ad.lost, (unsigned long long)ad.unclosed);
     if (hp_location_refused_count() > 0)
         snprintf(notes[n++], 256, "%llu threads were not measured: HP_TOTAL_MEMORY could "
                  "not hold their call trees", (unsigned long long)hp_location_refused_count());

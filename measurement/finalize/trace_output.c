@@ -3,6 +3,8 @@
  */
 #include "trace_output.h"
 
+#include "measurement/core/trace_bins.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -136,6 +138,14 @@ static hp_trace_contexts *sample_contexts(hp_location **locs, size_t n,
     return c;
 }
 
+/* Levels an adaptive buffer closed: its kept samples are the multiples of 2^k. */
+static unsigned sample_halvings(const hp_trace_bins *bins)
+{
+    hp_trace_bins_stats st;
+    hp_trace_bins_get_stats(bins, &st);
+    return st.halvings;
+}
+
 int hp_trace_output_locations(hp_trace_writer *w, int rank, const uint32_t *region_map,
                               const uint32_t *comm_map, uint32_t ncomms,
                               const hp_trace_tree *tree, uint64_t *counts)
@@ -145,6 +155,8 @@ int hp_trace_output_locations(hp_trace_writer *w, int rank, const uint32_t *regi
     if (locs == NULL)
         return -1;
     hp_trace_contexts *contexts = sample_contexts(locs, n, tree, region_map);
+    if (hp_trace_adaptive() && hp_trace_writer_set_adaptive(w) < 0)
+        hp_warn("trace: no OTF2 attribute list: samples are written without their numbers");
     hp_trace_clock clock = hp_trace_output_clock();
     uint64_t clamped_before = hp_trace_writer_clamped(w);
     int rc = 0;
@@ -160,11 +172,13 @@ int hp_trace_output_locations(hp_trace_writer *w, int rank, const uint32_t *regi
             hp_warn("trace: cannot read the spilled events of location "
                     "%u; writing it empty", locs[i]->id);
             free(m.reader.scratch);
-            m.reader = (hp_trace_reader){ &locs[i]->trace, NULL, -1, NULL };
+            m.reader = (hp_trace_reader){ &locs[i]->trace, NULL, -1, NULL, NULL };
             rc = -1;
         }
         char err[512];
         uint64_t id = (uint64_t)rank << 32 | locs[i]->id;
+        if (locs[i]->trace.bins != NULL)
+            hp_trace_writer_set_halvings(w, sample_halvings(locs[i]->trace.bins));
         int64_t written = hp_trace_writer_location(w, id, &clock, next_mapped, &m, err,
                                                    sizeof(err));
         if (written < 0) {
@@ -231,4 +245,25 @@ uint64_t hp_trace_output_lost_samples(void)
     for (hp_location *l = hp_location_list(); l != NULL; l = l->next)
         n += l->trace.lost_samples;
     return n;
+}
+
+void hp_trace_output_adaptive_stats(hp_trace_output_adaptive *out)
+{
+    memset(out, 0, sizeof(*out));
+    for (hp_location *l = hp_location_list(); l != NULL; l = l->next) {
+        if (l->trace.bins == NULL)
+            continue;
+        hp_trace_bins_stats st;
+        hp_trace_bins_get_stats(l->trace.bins, &st);
+        out->thinned += st.events_thinned;
+        out->lost += st.events_lost;
+        out->unclosed += st.unclosed;
+        out->halvings += st.halvings;
+        out->thinning_locations += st.thinned_at != 0;
+        out->stopped_locations += st.stopped_at != 0;
+        out->halved_locations += st.halvings != 0;
+        uint64_t period = hp_trace_bins_period(l->trace.bins);
+        if (st.halvings != 0 && period > out->longest_period)
+            out->longest_period = period;
+    }
 }

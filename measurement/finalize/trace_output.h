@@ -53,5 +53,15 @@ uint64_t hp_trace_output_flushes(void);
 
 /* Samples of all locations that could not be recorded in the trace (for the notes). */
 uint64_t hp_trace_output_lost_samples(void);
+/* Adaptive mode (HP_TRACE_ADAPTIVE): events thinned to MPI only and events lost because a
+ * buffer held nothing but events, summed over the locations, with the number of
+ * locations that thinned and that stopped (for the notes). */
+typedef struct hp_trace_output_adaptive {
+    uint64_t thinned, lost, unclosed, halvings;
+    unsigned thinning_locations, stopped_locations, halved_locations;
+    uint64_t longest_period; /* ns: the lowest sampling frequency a location ended at */
+} hp_trace_output_adaptive;
+
+void hp_trace_output_adaptive_stats(hp_trace_output_adaptive *out);
 
 #endif

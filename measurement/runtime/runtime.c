@@ -179,6 +179,11 @@ static int start_measurement(void)
     if (hp_cfg.enable_tracing) {
         if (hp_trace_setup(hp_cfg.total_memory) < 0)
             return STATE_DISABLED;
+        hp_trace_set_buffer(hp_cfg.trace_buffer, hp_cfg.trace_adaptive,
+                            hp_cfg.sampling_frequency ? 1000000000 / hp_cfg.sampling_frequency
+                                                      : 0);
+        if (hp_sampling_enabled()) /* samples in the trace, at a frequency it may halve */
+            hp_trace_set_sample_record(hp_trace_slots(HP_TRACE_SAMPLE), hp_sampling_trace_rearm);
         hp_location_set_tracing(true);
     }
     hp_runtime_set_start_time(time(NULL));

@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stddef.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -21,6 +22,7 @@
 #include "measurement/core/region.h"
 #include "thunks.h"
 #include "measurement/core/timer.h"
+#include "measurement/core/trace_bins.h"
 #include "unwind.h"
 #include "util/log.h"
 
@@ -45,6 +47,8 @@ struct hp_sampling {
     const hp_cct_node *prev_anchor;
     size_t prev_count;
     size_t fresh; /* frames of the last attached path that were new activations */
+    uint64_t interval_ns;    /* the timer's period: the start one, doubled by each halving */
+    uint64_t interval_ticks; /* of HP_TRACE_ADAPTIVE's trace buffer (hp_sampling_trace_rearm) */
     hp_unwind_frame prev[MAX_FRAMES];
     hp_cct_node *prev_nodes[MAX_FRAMES];
     hp_unwind_frame frames[MAX_FRAMES];
@@ -210,7 +214,7 @@ static uint64_t effective_interval(hp_location *loc, uint64_t now)
     s->last_ticks = now;
     s->mpi_at_last = loc->mpi_ticks;
     uint64_t ticks = span > mpi ? span - mpi : 0;
-    uint64_t bucket = interval_ticks > 0 ? ticks * 10 / interval_ticks : 0;
+    uint64_t bucket = s->interval_ticks > 0 ? ticks * 10 / s->interval_ticks : 0;
     s->stats.histogram[bucket < HP_SAMPLING_BUCKETS ? bucket : HP_SAMPLING_BUCKETS - 1]++;
     return ticks;
 }
@@ -269,7 +273,7 @@ static void take_sample(hp_location *loc, void *ucontext)
      * dynamic linker's lazy binding) would leave the program no time between signals:
      * the next samples are skipped for a while. */
     uint64_t spent = hp_timer_now() - now;
-    if (spent > interval_ticks / 2) {
+    if (spent > s->interval_ticks / 2) {
         s->quiet_until = now + 4 * spent;
         s->stats.throttled++;
     }
@@ -308,16 +312,44 @@ void hp_sampling_defer(void)
     atomic_store(&deferred, true);
 }
 
+static struct itimerspec period_of(uint64_t ns)
+{
+    struct timespec t = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
+    return (struct itimerspec){ .it_interval = t, .it_value = t };
+}
+
 /* Starts s's timer ticking; the samples' accounting begins now. */
 static void arm_timer(hp_location *loc, struct hp_sampling *s)
 {
     s->last_ticks = hp_timer_now(); /* the time before stays with the program root */
     s->mpi_at_last = loc->mpi_ticks;
-    struct itimerspec its = {
-        .it_interval = { (time_t)(interval_ns / 1000000000u), (long)(interval_ns % 1000000000u) },
-        .it_value = { (time_t)(interval_ns / 1000000000u), (long)(interval_ns % 1000000000u) },
-    };
+    struct itimerspec its = period_of(s->interval_ns);
     timer_settime(s->timer, 0, &its, NULL);
+}
+
+/* The period of loc's samples: the start one, or what its adaptive trace buffer has
+ * halved the frequency to (a location a new thread takes over keeps its buffer). */
+static void set_interval(hp_location *loc, struct hp_sampling *s)
+{
+    s->interval_ns = loc->trace.bins != NULL ? hp_trace_bins_period(loc->trace.bins)
+                                             : interval_ns;
+    s->interval_ticks =
+        (uint64_t)((double)s->interval_ns * hp_timer_ticks_per_second() / 1e9);
+}
+
+int hp_sampling_trace_rearm(void *trace_buffer, uint64_t period_ns)
+{
+    hp_location *loc =
+        (hp_location *)((char *)trace_buffer - offsetof(hp_location, trace));
+    struct hp_sampling *s = loc->sampling;
+    if (s == NULL || !atomic_load(&s->armed))
+        return -1;
+    s->interval_ns = period_ns;
+    s->interval_ticks = (uint64_t)((double)period_ns * hp_timer_ticks_per_second() / 1e9);
+    if (atomic_load(&deferred))
+        return 0; /* arm_timer uses the new period when sampling resumes */
+    struct itimerspec its = period_of(period_ns);
+    return timer_settime(s->timer, 0, &its, NULL) == 0 ? 0 : -1;
 }
 
 void hp_sampling_resume(hp_location *loc)
@@ -389,6 +421,7 @@ void hp_sampling_thread_start(hp_location *loc)
     ev._sigev_un._tid = gettid();
     if (timer_create(CLOCK_MONOTONIC, &ev, &s->timer) < 0)
         return;
+    set_interval(loc, s);
     atomic_store(&s->armed, 1);
     loc->sampling = s;
     if (!atomic_load(&deferred))

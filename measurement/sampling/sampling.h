@@ -83,6 +83,12 @@ void hp_sampling_thread_end(struct hp_location *loc);
  * UNWIND FAILED node when the unwind failed). */
 hp_cct_node *hp_sampling_call_path(struct hp_location *loc);
 
+/* HP_TRACE_ADAPTIVE (trace_bins.h): the location's trace buffer halved its sampling
+ * frequency; re-arms its timer with period_ns. Called from the signal handler, at most
+ * once per halving (timer_settime is async-signal-safe). trace_buffer is the location's
+ * hp_trace_buffer. Returns 0, or -1 when the location has no timer. */
+int hp_sampling_trace_rearm(void *trace_buffer, uint64_t period_ns);
+
 /* Sums the statistics of every location. nominal_ns receives the sampling interval. */
 void hp_sampling_collect(hp_sampling_stats *out, uint64_t *nominal_ns);
 

@@ -2,7 +2,7 @@
 # Bad HP_* values and bad filter files stop the program before it runs, with a message
 # that names the input, the problem and what is accepted.
 . "$HP_SRCDIR/test/integration/lib.sh"
-plan 15
+plan 16
 
 check "build calltree.c" hp-instrument gcc -O1 -o calltree "$PROGRAMS/calltree.c"
 expect_fail "HP_TOTAL_MEMORY=lots" "HP_TOTAL_MEMORY='lots' is not valid: expected a byte count with optional K, M or G suffix" \
@@ -28,7 +28,7 @@ expect_fail "missing filter file" "nothere\.filt: cannot read" \
 
 hp-info config-vars > vars.txt
 check_eq "hp-info config-vars lists every HP_* variable of DESIGN.md and the sampling issue" \
-    "HP_ENABLE_PROFILING HP_ENABLE_TRACING HP_EXPERIMENT_DIRECTORY HP_FILTERING_FILE HP_TOTAL_MEMORY HP_TIMER HP_SAMPLING_FREQUENCY HP_PROFILING_MAX_DEPTH HP_PROFILING_RECURSION HP_SELECT_SUBTREES HP_EXCLUDE_SUBTREES HP_THREAD_LOCATIONS HP_OVERHEAD_BUDGET HP_MPI_UNWIND_EXCLUDE HP_UNWIND_THUNKS HP_MPI_ENABLE_GROUPS HP_MPI_EXCLUDE HP_METRIC_PAPI HP_METRIC_PERF HP_METRIC_RUSAGE HP_FINALIZE_SIGNALS HP_DUMP_SIGNAL HP_SITE_LOG HP_PLUGINS HP_VERBOSE" \
+    "HP_ENABLE_PROFILING HP_ENABLE_TRACING HP_EXPERIMENT_DIRECTORY HP_FILTERING_FILE HP_TOTAL_MEMORY HP_TRACE_BUFFER HP_TRACE_ADAPTIVE HP_TIMER HP_SAMPLING_FREQUENCY HP_PROFILING_MAX_DEPTH HP_PROFILING_RECURSION HP_SELECT_SUBTREES HP_EXCLUDE_SUBTREES HP_THREAD_LOCATIONS HP_OVERHEAD_BUDGET HP_MPI_UNWIND_EXCLUDE HP_UNWIND_THUNKS HP_MPI_ENABLE_GROUPS HP_MPI_EXCLUDE HP_METRIC_PAPI HP_METRIC_PERF HP_METRIC_RUSAGE HP_FINALIZE_SIGNALS HP_DUMP_SIGNAL HP_SITE_LOG HP_PLUGINS HP_VERBOSE" \
     "$(grep '^HP_' vars.txt | tr '\n' ' ' | sed 's/ $//')"
 check "config-vars shows the default of HP_TOTAL_MEMORY" grep -qx "  Default: 16M" vars.txt
 expect_fail "HP_OVERHEAD_BUDGET above 100 is refused, naming the range" \
@@ -36,5 +36,8 @@ expect_fail "HP_OVERHEAD_BUDGET above 100 is refused, naming the range" \
 expect_fail "HP_SITE_LOG must be an absolute path" \
     "HP_SITE_LOG='site.log' is out of range: expected an absolute path" \
     env HP_SITE_LOG=site.log ./calltree
+expect_fail "HP_TRACE_BUFFER above half of HP_TOTAL_MEMORY is refused, naming the range" \
+    "HP_TRACE_BUFFER='12M' is out of range: expected 0 \(a quarter of HP_TOTAL_MEMORY\), or from 256K up to half of HP_TOTAL_MEMORY" \
+    env HP_TRACE_BUFFER=12M ./calltree
 expect_fail "hp-info config rejects a bad value too" "HP_TIMER='x' is not valid" env HP_TIMER=x hp-info config
 finish

@@ -5,7 +5,9 @@ for the integration tests (python3-otf2 reader, independent of the writer).
     trace_samples.py PATH/traces.otf2
 
 One line per sample, in each location's time order:
-    LOCATION<TAB>CONTEXT<TAB>PATH<TAB>UNWIND_DISTANCE
+    LOCATION<TAB>CONTEXT<TAB>PATH<TAB>UNWIND_DISTANCE<TAB>NUMBER<TAB>PERIOD
+NUMBER is the sample's "sample number" attribute (adaptive trace buffer) or -, PERIOD
+its interrupt generator's period in ns.
 CONTEXT is the calling context id, PATH the region names of its context and its
 parents from the root, joined by '/' (the form of cubedump.py's paths). Exit status 1
 when a sample names no calling context or the archive cannot be read.
@@ -38,8 +40,15 @@ def main():
                                  % (e.time, loc._ref))
                 status = 1
                 continue
-            print("%d\t%d\t%s\t%d" % (loc._ref, e.calling_context._ref,
-                                      context_path(e.calling_context), e.unwind_distance))
+            number = "-"
+            for attribute, value in (e.attributes or {}).items():
+                if attribute.name == "sample number":
+                    number = str(value)
+            gen = e.interrupt_generator
+            period = gen.period if gen is not None else 0
+            print("%d\t%d\t%s\t%d\t%s\t%d" % (loc._ref, e.calling_context._ref,
+                                              context_path(e.calling_context),
+                                              e.unwind_distance, number, period))
     sys.exit(status)
 
 

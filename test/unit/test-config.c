@@ -152,7 +152,38 @@ TEST(effective_configuration_lists_every_variable)
     return 0;
 }
 
+TEST(trace_buffer_and_adaptive_mode)
+{
+    const char *none[] = { NULL };
+    char err[1024];
+    ASSERT_INT_EQ(load(none, err, sizeof(err)), 0);
+    ASSERT_UINT_EQ(hp_cfg.trace_buffer, 0);
+    ASSERT(!hp_cfg.trace_adaptive);
+
+    const char *good[] = { "HP_TOTAL_MEMORY=64M", "HP_TRACE_BUFFER=32M",
+                           "HP_TRACE_ADAPTIVE=yes", NULL };
+    ASSERT_INT_EQ(load(good, err, sizeof(err)), 0);
+    ASSERT_UINT_EQ(hp_cfg.trace_buffer, 32u << 20);
+    ASSERT(hp_cfg.trace_adaptive);
+
+    const char *big[] = { "HP_TRACE_BUFFER=9M", "HP_TRACE_ADAPTIVE=maybe", NULL };
+    ASSERT_INT_EQ(load(big, err, sizeof(err)), -1);
+    ASSERT_STR_CONTAINS(err, "HP_TRACE_BUFFER='9M' is out of range: expected 0 (a quarter of "
+                             "HP_TOTAL_MEMORY), or from 256K up to half of HP_TOTAL_MEMORY\n");
+    ASSERT_STR_CONTAINS(err, "HP_TRACE_ADAPTIVE='maybe' is not valid: expected true, false, "
+                             "yes, no, 1, 0\n");
+
+    const char *bad[] = { "HP_TRACE_BUFFER=100K", NULL };
+    ASSERT_INT_EQ(load(bad, err, sizeof(err)), -1);
+    ASSERT_STR_CONTAINS(err, "HP_TRACE_BUFFER='100K' is out of range");
+    const char *junk[] = { "HP_TRACE_BUFFER=1X", NULL };
+    ASSERT_INT_EQ(load(junk, err, sizeof(err)), -1);
+    ASSERT_STR_CONTAINS(err, "HP_TRACE_BUFFER='1X' is not valid: expected a byte count");
+    return 0;
+}
+
 HP_TEST_LIST(TEST_ENTRY(defaults), TEST_ENTRY(sizes), TEST_ENTRY(booleans),
              TEST_ENTRY(values_from_environment), TEST_ENTRY(every_bad_value_is_reported),
              TEST_ENTRY(ranges), TEST_ENTRY(choices_and_subtree_patterns),
-             TEST_ENTRY(effective_configuration_lists_every_variable));
+             TEST_ENTRY(effective_configuration_lists_every_variable),
+             TEST_ENTRY(trace_buffer_and_adaptive_mode));

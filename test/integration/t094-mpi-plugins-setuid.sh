@@ -22,6 +22,12 @@ esac
 [ -z "${HP_ASAN_RUNTIME:-}" ] ||
     skip_all "sanitizer build: the dynamic linker ignores the preloaded ASan runtime in set-user-ID programs"
 NOBODY=$(id -u nobody 2>/dev/null) || skip_all "no user 'nobody' to own the program"
+# It runs as nobody: its libraries (the install tree) and the work directory must be
+# reachable by nobody, which a checkout below a private directory (mode 700) is not.
+for dir in "$WORK" "${HP_INSTRUMENT_LIBDIR:-$WORK}"; do
+    runuser -u nobody -- test -x "$dir" 2>/dev/null ||
+        skip_all "user nobody cannot reach $dir (a directory above it is private)"
+done
 plan 7
 
 cat > barriers.c <<'END'

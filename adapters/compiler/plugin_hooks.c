@@ -79,9 +79,21 @@ static HP_COLD void demote(uintptr_t *desc, hp_region *r)
         hp_overhead_record_demotion(r);
 }
 
+/* A thread's first event: the plug-in tells GCC that the hooks keep errno (hpmeasure_gcc.cc,
+ * "fn spec"), and starting the run time or a thread's location may set it. */
+static HP_COLD hp_location *attach(void)
+{
+    int saved = errno;
+    hp_location *loc = hp__location_attach();
+    errno = saved;
+    return loc;
+}
+
 uintptr_t *__hp_plugin_enter(uintptr_t *desc)
 {
-    hp_location *loc = hp_location_get();
+    hp_location *loc = hp__tls_location;
+    if (unlikely(loc == NULL))
+        loc = attach();
     if (unlikely(loc == NULL || hp_location_ignores_events(loc)))
         return NULL;
     hp_region *r = (hp_region *)desc_load(desc, HP_DESC_REGION);

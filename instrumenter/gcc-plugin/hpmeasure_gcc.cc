@@ -415,7 +415,7 @@ static void replace_uses_below(tree old, tree new_name, basic_block block, gimpl
 static bool save_across(gimple *call, tree value)
 {
     basic_block call_bb = gimple_bb(call);
-    if (!single_succ_p(call_bb))
+    if (!single_succ_p(call_bb) || gimple_call_tail_p(as_a<gcall *>(call)))
         return false;
     edge from_call = single_succ_edge(call_bb);
     basic_block join = from_call->dest;
@@ -634,6 +634,17 @@ static void make_room_for_hooks(void)
         param_max_inline_insns_auto += HOOKS_INLINE_SIZE;
 }
 
+/* Runs PASS before the first instance of the pass named BEFORE. */
+static void add_pass(struct plugin_name_args *info, opt_pass *pass, const char *before)
+{
+    struct register_pass_info where;
+    where.pass = pass;
+    where.reference_pass_name = before;
+    where.ref_pass_instance_number = 1;
+    where.pos_op = PASS_POS_INSERT_BEFORE;
+    register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &where);
+}
+
 int plugin_init(struct plugin_name_args *info, struct plugin_gcc_version *version)
 {
     if (!plugin_default_version_check(version, &gcc_version)) {
@@ -646,21 +657,10 @@ int plugin_init(struct plugin_name_args *info, struct plugin_gcc_version *versio
         return 1;
     make_room_for_hooks();
 
-    struct register_pass_info pass;
-    pass.pass = new instrument_pass(g);
-    pass.reference_pass_name = "omplower";
-    pass.ref_pass_instance_number = 1;
-    pass.pos_op = PASS_POS_INSERT_BEFORE;
     register_callback(info->base_name, PLUGIN_INFO, NULL, &hp_plugin_info);
-    register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &pass);
-    if (!hooks_decided_by_command_line()) {
-        struct register_pass_info save;
-        save.pass = new save_pass(g);
-        save.reference_pass_name = "optimized";
-        save.ref_pass_instance_number = 1;
-        save.pos_op = PASS_POS_INSERT_BEFORE;
-        register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &save);
-    }
+    add_pass(info, new instrument_pass(g), "omplower");
+    if (!hooks_decided_by_command_line())
+        add_pass(info, new save_pass(g), "optimized");
     register_callback(info->base_name, PLUGIN_FINISH_UNIT, report_unit, NULL);
     register_callback(info->base_name, PLUGIN_FINISH, release_options, NULL);
     return 0;

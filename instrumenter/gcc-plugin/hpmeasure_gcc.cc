@@ -45,6 +45,9 @@
 #include "tree-ssanames.h"
 #include "tree-dfa.h"
 #include "tree-cfg.h"
+#include "tree-inline.h"
+#include "gimple-walk.h"
+#include "predict.h"
 #include "stringpool.h"
 #include "cgraph.h"
 #include "fold-const.h"
@@ -79,6 +82,8 @@ static hp_filter *compile_filter;
 static bool instrument_inline;
 static uintptr_t unit_counts[HP_UNIT_WORDS];
 static unsigned unit_functions_seen;
+/* The function each descriptor of the unit was made for (the late pass's question). */
+static hash_map<tree, tree> *descriptor_owner;
 
 /* ---- which functions ------------------------------------------------------------- */
 
@@ -263,27 +268,38 @@ static void add_at(gimple_seq *seq, gimple *stmt, location_t loc)
     gimple_seq_add_stmt(seq, stmt);
 }
 
-/* entered = NULL; if (desc[OFF] == 0) entered = __hp_plugin_enter(&desc); */
-static gimple_seq enter_code(tree desc, tree entered, location_t loc)
+static tree off_word(tree desc)
+{
+    return build4(ARRAY_REF, word_type(), desc, size_int(HP_DESC_OFF), NULL_TREE, NULL_TREE);
+}
+
+/* entered = __hp_plugin_enter(&desc); */
+static gimple_seq enter_call(tree desc, tree entered, location_t loc)
 {
     static tree enter_fn;
     if (enter_fn == NULL_TREE)
         enter_fn = hook_decl("__hp_plugin_enter", ptr_type_node);
     gimple_seq seq = NULL;
-    tree off = create_tmp_var(word_type(), "hp_off");
-    tree call_label = create_artificial_label(loc);
-    tree skip_label = create_artificial_label(loc);
-    tree off_word = build4(ARRAY_REF, word_type(), desc, size_int(HP_DESC_OFF), NULL_TREE,
-                           NULL_TREE);
-
-    add_at(&seq, gimple_build_assign(entered, null_pointer_node), loc);
-    add_at(&seq, gimple_build_assign(off, off_word), loc);
-    add_at(&seq, gimple_build_cond(EQ_EXPR, off, int_word(0), call_label, skip_label), loc);
-    add_at(&seq, gimple_build_label(call_label), loc);
     gcall *call = gimple_build_call(enter_fn, 1, build_fold_addr_expr_with_type(desc,
                                                                                ptr_type_node));
     gimple_call_set_lhs(call, entered);
     add_at(&seq, call, loc);
+    return seq;
+}
+
+/* entered = NULL; if (desc[OFF] == 0) entered = __hp_plugin_enter(&desc); */
+static gimple_seq enter_code(tree desc, tree entered, location_t loc)
+{
+    gimple_seq seq = NULL;
+    tree off = create_tmp_var(word_type(), "hp_off");
+    tree call_label = create_artificial_label(loc);
+    tree skip_label = create_artificial_label(loc);
+
+    add_at(&seq, gimple_build_assign(entered, null_pointer_node), loc);
+    add_at(&seq, gimple_build_assign(off, off_word(desc)), loc);
+    add_at(&seq, gimple_build_cond(EQ_EXPR, off, int_word(0), call_label, skip_label), loc);
+    add_at(&seq, gimple_build_label(call_label), loc);
+    gimple_seq_add_seq(&seq, enter_call(desc, entered, loc));
     add_at(&seq, gimple_build_label(skip_label), loc);
     return seq;
 }
@@ -306,8 +322,79 @@ static gimple_seq exit_code(tree entered, location_t loc)
     return seq;
 }
 
+/* ---- a hook-free copy of short bodies -------------------------------------------------
+ *
+ * A function that is not inlined keeps, even when switched off, the prologue its hook
+ * calls need (a stack frame, registers for `entered`, moves) on every call. A short one
+ * that GCC will not inline anyway therefore gets a second copy of its body without hooks,
+ * run while the function is switched off: it then costs the check and nothing else. Only
+ * bodies that copy safely are copied (no asm, OpenMP, setjmp, computed or non-local
+ * labels, local statics or nested functions), and only those too big for the inliner
+ * (doubling a body that would be inlined would keep it from being inlined) and small
+ * enough for the call to matter (GCC's size estimate at most 40: on the stencil bench,
+ * copying the longer per-step loops too, which are inlined into main as functions
+ * called once, cost 1.5% more instructions instead of saving any).
+ */
+enum { HOT_COPY_MAX_SIZE = 40 };
+
+static tree refuse_copy_operand(tree *tp, int *walk_subtrees, void *data)
+{
+    tree fndecl = (tree)((struct walk_stmt_info *)data)->info;
+    tree t = *tp;
+    if (TYPE_P(t)) {
+        *walk_subtrees = 0;
+        return NULL_TREE;
+    }
+    if (TREE_CODE(t) == LABEL_DECL && (FORCED_LABEL(t) || DECL_NONLOCAL(t)))
+        return t;
+    if (TREE_CODE(t) == FUNCTION_DECL && decl_function_context(t) == fndecl)
+        return t;
+    return NULL_TREE;
+}
+
+static tree refuse_copy_stmt(gimple_stmt_iterator *gsi, bool *handled, struct walk_stmt_info *wi)
+{
+    gimple *stmt = gsi_stmt(*gsi);
+    *handled = false;
+    switch (gimple_code(stmt)) {
+    case GIMPLE_ASM:
+    case GIMPLE_TRANSACTION:
+        return integer_one_node;
+    case GIMPLE_GOTO:
+        return TREE_CODE(gimple_goto_dest(stmt)) == LABEL_DECL ? NULL_TREE : integer_one_node;
+    case GIMPLE_CALL:
+        return gimple_call_flags(stmt) & ECF_RETURNS_TWICE ? integer_one_node : NULL_TREE;
+    case GIMPLE_BIND:
+        for (tree var = gimple_bind_vars(as_a<gbind *>(stmt)); var; var = DECL_CHAIN(var))
+            if (TREE_STATIC(var) || DECL_EXTERNAL(var))
+                return integer_one_node;
+        return NULL_TREE;
+    default:
+        if (is_gimple_omp(stmt))
+            return integer_one_node;
+        (void)wi;
+        return NULL_TREE;
+    }
+}
+
+static bool gets_hot_copy(tree fndecl, gimple_seq body)
+{
+    if (!optimize || optimize_function_for_size_p(DECL_STRUCT_FUNCTION(fndecl)))
+        return false;
+    int size = estimate_num_insns_seq(body, &eni_size_weights);
+    int inlined_up_to = DECL_DECLARED_INLINE_P(fndecl) ? param_max_inline_insns_single
+                                                       : param_max_inline_insns_auto;
+    if (size <= inlined_up_to || size > HOT_COPY_MAX_SIZE)
+        return false;
+    struct walk_stmt_info wi;
+    memset(&wi, 0, sizeof wi);
+    wi.info = fndecl;
+    return walk_gimple_seq(body, refuse_copy_stmt, refuse_copy_operand, &wi) == NULL;
+}
+
 /* Replaces the body B by { enter; try { B } finally { exit } }, as GCC's own
- * -finstrument-functions does in the gimplifier. */
+ * -finstrument-functions does in the gimplifier, or, with a hot copy, by
+ * { if (desc[OFF] != 0) { copy of B; goto done; } enter; try { B } finally { exit } done: }. */
 static void wrap_body(function *fun, tree desc)
 {
     tree fndecl = fun->decl;
@@ -315,9 +402,26 @@ static void wrap_body(function *fun, tree desc)
     tree entered = create_tmp_var(ptr_type_node, "hp_entered");
     location_t start = DECL_SOURCE_LOCATION(fndecl);
 
-    gimple_seq seq = enter_code(desc, entered, start);
+    gimple_seq seq = NULL;
+    tree done = NULL_TREE;
+    if (gets_hot_copy(fndecl, body)) {
+        tree hot = create_artificial_label(start), cold = create_artificial_label(start);
+        done = create_artificial_label(start);
+        tree off = create_tmp_var(word_type(), "hp_off");
+        add_at(&seq, gimple_build_assign(off, off_word(desc)), start);
+        add_at(&seq, gimple_build_cond(NE_EXPR, off, int_word(0), hot, cold), start);
+        add_at(&seq, gimple_build_label(hot), start);
+        gimple_seq_add_seq(&seq, copy_gimple_seq_and_replace_locals(body));
+        add_at(&seq, gimple_build_goto(done), start);
+        add_at(&seq, gimple_build_label(cold), start);
+        gimple_seq_add_seq(&seq, enter_call(desc, entered, start));
+    } else {
+        seq = enter_code(desc, entered, start);
+    }
     gimple_seq cleanup = exit_code(entered, fun->function_end_locus);
     gimple_seq_add_stmt(&seq, gimple_build_try(body, cleanup, GIMPLE_TRY_FINALLY));
+    if (done != NULL_TREE)
+        add_at(&seq, gimple_build_label(done), start);
     gimple_seq outer = NULL;
     gimple_seq_add_stmt(&outer, gimple_build_bind(NULL_TREE, seq, NULL_TREE));
     gimple_set_body(fndecl, outer);
@@ -336,8 +440,13 @@ static void instrument_function(function *fun)
     enum hp_unit_word why = select_function(fndecl, file, name, mangled);
     unit_functions_seen++;
     unit_counts[why]++;
-    if (why == HP_UNIT_INSTRUMENTED)
-        wrap_body(fun, function_descriptor(fndecl, file, name, mangled));
+    if (why == HP_UNIT_INSTRUMENTED) {
+        tree desc = function_descriptor(fndecl, file, name, mangled);
+        if (descriptor_owner == NULL)
+            descriptor_owner = new hash_map<tree, tree>;
+        descriptor_owner->put(desc, fndecl);
+        wrap_body(fun, desc);
+    }
     free(file);
     free(name);
 }
@@ -377,12 +486,30 @@ class instrument_pass : public gimple_opt_pass {
  * function.
  */
 
-/* True for a statement that came into this function with an inlined body. */
-static bool from_inlined_body(gimple *stmt)
+/* True for the enter hook of the function being compiled (or of what it is a clone
+ * of), false for one that came with an inlined body. */
+static bool is_own_enter(gimple *stmt)
 {
-    for (tree block = gimple_block(stmt); block != NULL_TREE && TREE_CODE(block) == BLOCK;
-         block = BLOCK_SUPERCONTEXT(block))
-        if (inlined_function_outer_scope_p(block))
+    tree arg = gimple_call_arg(stmt, 0);
+    if (TREE_CODE(arg) != ADDR_EXPR || descriptor_owner == NULL)
+        return false;
+    tree *owner = descriptor_owner->get(TREE_OPERAND(arg, 0));
+    return owner != NULL && *owner == DECL_ORIGIN(cfun->decl);
+}
+
+/* True for an exit hook given what ENTER returned (directly or merged with NULL). */
+static bool is_exit_of(gimple *stmt, gimple *enter)
+{
+    tree entered = gimple_call_lhs(enter), arg = gimple_call_arg(stmt, 0);
+    if (entered == NULL_TREE || TREE_CODE(arg) != SSA_NAME)
+        return false;
+    if (arg == entered)
+        return true;
+    gphi *phi = dyn_cast<gphi *>(SSA_NAME_DEF_STMT(arg));
+    if (phi == NULL)
+        return false;
+    for (unsigned i = 0; i < gimple_phi_num_args(phi); i++)
+        if (gimple_phi_arg_def(phi, i) == entered)
             return true;
     return false;
 }
@@ -425,6 +552,8 @@ static bool save_across(gimple *call, tree value)
     FOR_EACH_EDGE(e, ei, join->preds)
         if (value_bb != NULL && !dominated_by_p(CDI_DOMINATORS, e->src, value_bb))
             return false;
+    if (value_bb != NULL && !dominated_by_p(CDI_DOMINATORS, call_bb, value_bb))
+        return false;
     if (value_bb == call_bb || join == EXIT_BLOCK_PTR_FOR_FN(cfun))
         return false;
 
@@ -448,8 +577,12 @@ static bool save_across(gimple *call, tree value)
     tree merged = copy_ssa_name(value);
     gphi *phi = create_phi_node(merged, join);
     replace_uses_below(value, merged, join, phi);
-    FOR_EACH_EDGE(e, ei, join->preds)
-        add_phi_arg(phi, e == from_call ? loaded : value, e, UNKNOWN_LOCATION);
+    FOR_EACH_EDGE(e, ei, join->preds) {
+        tree arg = e == from_call                                     ? loaded
+                   : dominated_by_p(CDI_DOMINATORS, e->src, join) ? merged /* a loop's */
+                                                                      : value;
+        add_phi_arg(phi, arg, e, UNKNOWN_LOCATION);
+    }
     return true;
 }
 
@@ -527,9 +660,9 @@ static unsigned int save_around_hooks(function *fun)
     FOR_EACH_BB_FN(bb, fun)
         for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi)) {
             gimple *stmt = gsi_stmt(gsi);
-            if (is_call_to(stmt, "__hp_plugin_enter") && !from_inlined_body(stmt))
+            if (is_call_to(stmt, "__hp_plugin_enter") && is_own_enter(stmt))
                 enters.safe_push(stmt);
-            else if (is_call_to(stmt, "__hp_plugin_exit") && !from_inlined_body(stmt))
+            else if (is_call_to(stmt, "__hp_plugin_exit"))
                 exits.safe_push(stmt);
         }
     if (enters.length() != 1)
@@ -539,7 +672,8 @@ static unsigned int save_around_hooks(function *fun)
     save_parameters(enters[0]);
     tree value = returned_value();
     for (gimple *call : exits)
-        save_return_value(call, value);
+        if (is_exit_of(call, enters[0]))
+            save_return_value(call, value);
     mark_virtual_operands_for_renaming(fun);
     return TODO_update_ssa_only_virtuals;
 }

@@ -352,10 +352,9 @@ static tree refuse_copy_operand(tree *tp, int *walk_subtrees, void *data)
     return NULL_TREE;
 }
 
-static tree refuse_copy_stmt(gimple_stmt_iterator *gsi, bool *handled, struct walk_stmt_info *wi)
+/* Why a statement cannot be copied, or NULL_TREE. */
+static tree copy_refused_by(gimple *stmt)
 {
-    gimple *stmt = gsi_stmt(*gsi);
-    *handled = false;
     switch (gimple_code(stmt)) {
     case GIMPLE_ASM:
     case GIMPLE_TRANSACTION:
@@ -370,11 +369,18 @@ static tree refuse_copy_stmt(gimple_stmt_iterator *gsi, bool *handled, struct wa
                 return integer_one_node;
         return NULL_TREE;
     default:
-        if (is_gimple_omp(stmt))
-            return integer_one_node;
-        (void)wi;
-        return NULL_TREE;
+        return is_gimple_omp(stmt) ? integer_one_node : NULL_TREE;
     }
+}
+
+/* walk_gimple_seq callback: stops the walk (a walker that returns a value must say it
+ * handled the operands) at a statement that cannot be copied. */
+static tree refuse_copy_stmt(gimple_stmt_iterator *gsi, bool *handled, struct walk_stmt_info *wi)
+{
+    (void)wi;
+    tree why = copy_refused_by(gsi_stmt(*gsi));
+    *handled = why != NULL_TREE;
+    return why;
 }
 
 static bool gets_hot_copy(tree fndecl, gimple_seq body)

@@ -30,7 +30,8 @@ g++ -O2 -o sw-plain "$SRC"
 check "build with the plug-in" hp-instrument g++ -O2 -o sw "$SRC"
 
 # Every visit: 100 steps of 64 cells (two gradients, one mix each), fib(15) = 610 in
-# 2 * fib(16) - 1 = 1973 calls, ten calls through(i) of which three throw in checked(i).
+# 2 * fib(16) - 1 = 1973 calls, ten calls of counted (a local static: not copied), ten
+# calls through(i) of which three throw in checked(i).
 HP_OVERHEAD_BUDGET=0 HP_EXPERIMENT_DIRECTORY=exp check "run, every visit" ./sw
 check_eq "output unchanged" "$(./sw-plain)" "$(cat "$WORK/last.out")"
 R='run_steps(int, double*, long*)'
@@ -44,6 +45,7 @@ sw/main/$R 1
 sw/main/$R/$G 12800
 sw/main/$R/$M 6400
 sw/main/fib(int) 1
+sw/main/counted(int) 10
 sw/main/through(int) 10
 sw/main/through(int)/checked(int) 10
 TREE

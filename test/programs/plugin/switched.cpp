@@ -4,7 +4,8 @@
  * not inline (it gets a hook-free copy of its body), an integer function of six
  * parameters (parameters and result pass through memory around its hooks), a recursive
  * function (switched off while it is on the stack), a local function called once (GCC
- * inlines it into main: its descriptor's address is filled in late, or never), and an
+ * inlines it into main: its descriptor's address is filled in late, or never), a short
+ * function with a local static (and __func__, one too) that must not be copied, and an
  * exception thrown through two instrumented frames.
  *
  * Usage: switched [STEPS [FIB]]   (default 100 15). Prints what it computed; every
@@ -47,6 +48,18 @@ __attribute__((noinline)) int through(int v)
     return r + 1;
 }
 
+__attribute__((noinline)) int counted(int v)
+{
+    static int calls;
+    calls++;
+    int s = 0;
+    for (int i = 0; i < v; i++)
+        s += (i & 1) * v + (calls >> 3) - (i ^ v);
+    if (v < 0)
+        std::fprintf(stderr, "%s: %d\n", __func__, v);
+    return s + calls;
+}
+
 /* 64 cells per step: two gradients and a mix each. */
 static void run_steps(int steps, double *sum, long *acc)
 {
@@ -74,6 +87,8 @@ int main(int argc, char **argv)
     run_steps(steps, &sum, &acc);
     long f = fib(n);
     int caught = 0;
+    for (int i = 0; i < 10; i++)
+        acc += counted(i);
     for (int i = -3; i < 7; i++) {
         try {
             acc += through(i);

@@ -16,7 +16,9 @@
  * region off while it is on some thread's stack keeps every thread balanced. Passing the
  * exit hook what the enter hook returned, not the descriptor's address again, keeps that
  * address from living in a register across the body. Around each hook call the
- * parameters and the return value go through volatile locals (hpmeasure_gcc.cc says why).
+ * parameters and the return value go through volatile locals, and short functions
+ * that GCC does not inline run a hook-free copy of their body while desc[HP_DESC_OFF] is
+ * not 0 (hpmeasure_gcc.cc says why).
  *
  * Every translation unit also gets a constructor that reports the unit's counts of
  * instrumented and skipped functions to __hp_plugin_unit (the profile's quality note).

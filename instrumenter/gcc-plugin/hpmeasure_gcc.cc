@@ -19,7 +19,10 @@
  * exit hook runs on every return and when an exception leaves the function.
  *
  * The pass runs in the lowering passes that every function goes through, before OpenMP
- * lowering; the C, C++ and Fortran front ends all reach it.
+ * lowering; the C, C++ and Fortran front ends all reach it. A second pass, late (after
+ * inlining), keeps what a switched-off function still runs close to the plain build's
+ * code: see "keeping switched-off functions free of register saves" and "a hook-free
+ * copy of short bodies" below.
  */
 /* GCC's own configuration defines these too; ours come from configure's DEFS. */
 #undef PACKAGE_NAME

@@ -16,7 +16,10 @@
 #   (e) filtered    the plug-in with the compile-time filter that (c) wrote
 #                   (demoted.filter in its experiment; hp-instrument --instrument-filter)
 # Each variant runs REPS times, interleaved, and the minimum counts (the machine is shared
-# and noisy). Every build must print the same checksum as the plain one: a difference
+# and noisy). When valgrind is installed, each variant's instructions per time step are
+# counted too (cachegrind, a run of 2N steps minus one of N: start-up, the steps before
+# the budget switches anything off and writing the experiment drop out), the figure that
+# noise does not move. Every build must print the same checksum as the plain one: a difference
 # fails the script, since then instrumentation changed what the program computes. Prints
 # a table of loop times (wall-clock and CPU) and ratios to plain, with the "estimated
 # dilation" the summary.txt of each variant's fastest run gives, then one `bench: name=value` line per
@@ -28,6 +31,7 @@
 #   REPS       repetitions per variant (default 5)
 # Environment: CXX (default g++) compiles the workload. HP_BENCH_INSTRUMENT_STEPS
 # (default 120, at least 10) sets its time steps on a 256 x 256 element mesh.
+# HP_BENCH_INSTRUCTIONS=0 skips the instruction counts (about a minute and a half).
 #
 # Exits 0 whatever the timings are; 1 when something could not be built or run or a
 # checksum differs, 2 on bad arguments.
@@ -183,6 +187,49 @@ while [ "$rep" -le "$REPS" ]; do
     rep=$((rep + 1))
 done
 
+# ---------------------------------------------------------------- instructions
+# count_steps VARIANT STEPS: the instructions (cachegrind's "I refs") of one run of STEPS
+# time steps, or nothing when valgrind fails.
+count_steps() {
+    exp="$WORK/count-$1"
+    rm -rf "$exp"
+    vg="valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null --log-fd=1"
+    # shellcheck disable=SC2086 # vg holds several words on purpose
+    case $1 in
+        plain) set -- $vg ./plain "$SIZE" "$2" ;;
+        cyg) set -- HP_EXPERIMENT_DIRECTORY="$exp" $vg ./cyg "$SIZE" "$2" ;;
+        plugin) set -- HP_EXPERIMENT_DIRECTORY="$exp" $vg ./plugin "$SIZE" "$2" ;;
+        exact) set -- HP_EXPERIMENT_DIRECTORY="$exp" HP_OVERHEAD_BUDGET=0 $vg ./plugin "$SIZE" "$2" ;;
+        filtered) set -- HP_EXPERIMENT_DIRECTORY="$exp" $vg ./filtered "$SIZE" "$2" ;;
+    esac
+    launch 0 "$@" | sed -n 's/^==[0-9]*== I *refs: *//p' | tr -d ,
+}
+
+# instructions_per_step VARIANT: (I(2N) - I(N)) / N, N = 12 steps (1 for the
+# -finstrument-functions build, tens of times slower), or n/a.
+instructions_per_step() {
+    n=12
+    [ "$1" = cyg ] && n=1
+    one=$(count_steps "$1" "$n")
+    two=$(count_steps "$1" $((2 * n)))
+    if is_count "$one" && is_count "$two" && [ "$two" -gt "$one" ]; then
+        echo $(((two - one) / n))
+    else
+        echo n/a
+    fi
+}
+
+for v in plain cyg plugin exact filtered; do
+    eval "ins_$v=n/a"
+done
+INSTRUCTIONS=no
+if [ "${HP_BENCH_INSTRUCTIONS:-1}" != 0 ] && command -v valgrind >/dev/null 2>&1; then
+    INSTRUCTIONS=yes
+    for v in $VARIANTS; do
+        eval "ins_$v=\$(instructions_per_step $v)"
+    done
+fi
+
 # ---------------------------------------------------------------- what the experiments say
 # dilation VARIANT: the "estimated dilation: N%" of its fastest run's experiment (~100
 # when the estimate exceeds the run time), or n/a.
@@ -222,17 +269,20 @@ awk -v reps="$REPS" -v size="$SIZE" -v steps="$STEPS" -v cyg_steps="$CYG_STEPS" 
     -v e="${min_filtered:-0}" \
     -v ca="$cpu_plain" -v cb="$cpu_cyg" -v cc="${cpu_plugin:-0}" -v cd="${cpu_exact:-0}" \
     -v ce="${cpu_filtered:-0}" \
-    -v xb="$est_cyg" -v xc="$est_plugin" -v xd="$est_exact" -v xe="$est_filtered" '
+    -v xb="$est_cyg" -v xc="$est_plugin" -v xd="$est_exact" -v xe="$est_filtered" \
+    -v ia="$ins_plain" -v ib="$ins_cyg" -v ic="$ins_plugin" -v id="$ins_exact" \
+    -v ie="$ins_filtered" -v instructions="$INSTRUCTIONS" '
 function ratio(x, y) { return y > 0 ? x / y : 0 }
-function row(name, wall, cpu, est, target) {
+function ins_ratio(ins) { return ins == "n/a" || ia == "n/a" ? "n/a" : sprintf("%.3fx", ins / ia) }
+function row(name, wall, cpu, est, ins, target) {
     if (wall == 0) {
         printf "  %-40s %s\n", name, "skipped"
         return
     }
-    printf "  %-40s %8.3f %8.2fx %8.3f %8.2fx %9s%s\n", name, wall / 1e9, ratio(wall, a),
-        cpu / 1e9, ratio(cpu, ca), est == "n/a" ? est : est "%", target
+    printf "  %-40s %8.3f %8.2fx %8.3f %8.2fx %9s %9s%s\n", name, wall / 1e9, ratio(wall, a),
+        cpu / 1e9, ratio(cpu, ca), est == "n/a" ? est : est "%", ins_ratio(ins), target
 }
-function key(name, wall, cpu, est) {
+function key(name, wall, cpu, est, ins) {
     if (wall == 0) {
         printf "bench: instrument_%s=skipped\n", name
         return
@@ -241,34 +291,43 @@ function key(name, wall, cpu, est) {
     printf "bench: instrument_%s_ratio=%.3f\n", name, ratio(wall, a)
     printf "bench: instrument_%s_cpu_ratio=%.3f\n", name, ratio(cpu, ca)
     printf "bench: instrument_%s_estimated_dilation=%s\n", name, est
+    r = ins_ratio(ins)
+    sub(/x$/, "", r)
+    printf "bench: instrument_%s_instructions_ratio=%s\n", name, r
 }
 BEGIN {
     printf "hpmeasure compiler instrumentation of C++: stencil-proxy.cpp, %dx%d elements, %d steps, min of %d runs\n\n", size, size, steps, reps
-    printf "  %-40s %8s %9s %8s %9s %9s\n", "variant", "wall [s]", "vs plain", "CPU [s]", "vs plain", "est. dil."
-    row("(a) plain g++ -O2", a, ca, "n/a", "")
-    row("(b) -finstrument-functions + core *", b, cb, xb, "")
+    printf "  %-40s %8s %9s %8s %9s %9s %9s\n", "variant", "wall [s]", "vs plain", "CPU [s]", "vs plain", "est. dil.", "instr."
+    row("(a) plain g++ -O2", a, ca, "n/a", ia, "")
+    row("(b) -finstrument-functions + core *", b, cb, xb, ib, "")
     if (plugin != "yes") {
         printf "  (c)-(e) GCC plug-in: skipped (not built, or the compiler cannot load it)\n"
     } else {
-        row("(c) plug-in, defaults (budget 5%)", c, cc, xc, "    (target <= 1.10x)")
-        row("(d) plug-in, HP_OVERHEAD_BUDGET=0", d, cd, xd, "    (exact visits)")
-        row("(e) plug-in, filter from (c)", e, ce, xe, "")
+        row("(c) plug-in, defaults (budget 5%)", c, cc, xc, ic, "  (target <= 1.10x)")
+        row("(d) plug-in, HP_OVERHEAD_BUDGET=0", d, cd, xd, id, "  (exact visits)")
+        row("(e) plug-in, filter from (c)", e, ce, xe, ie, "")
     }
     printf "  * ran %d steps; its time is scaled to %d\n", cyg_steps, steps
     if (plugin == "yes")
         printf "  plug-in: %d functions instrumented; the default budget switched off %d, the filter left out %d\n", \
             instrumented, demoted, filtered_out
     printf "  every build printed checksum %s (the cyg build its own, for %d steps)\n", sum, cyg_steps
-    printf "  est. dil. = the \"estimated dilation\" line of the fastest run'"'"'s summary.txt\n\n"
+    printf "  est. dil. = the \"estimated dilation\" line of the fastest run'"'"'s summary.txt\n"
+    if (instructions == "yes")
+        printf "  instr. = instructions per time step against plain (valgrind cachegrind, 24 minus 12 steps; (b) 2 minus 1)\n\n"
+    else
+        printf "  instr. = n/a: valgrind not installed or HP_BENCH_INSTRUCTIONS=0\n\n"
 
     printf "bench: instrument_repetitions=%d\n", reps
     printf "bench: instrument_steps=%d\n", steps
     printf "bench: instrument_plain_s=%.4f\n", a / 1e9
-    key("cyg", b, cb, xb)
+    if (ia != "n/a")
+        printf "bench: instrument_plain_instructions_per_step=%d\n", ia
+    key("cyg", b, cb, xb, ib)
     if (plugin == "yes") {
-        key("plugin", c, cc, xc)
-        key("exact", d, cd, xd)
-        key("filtered", e, ce, xe)
+        key("plugin", c, cc, xc, ic)
+        key("exact", d, cd, xd, id)
+        key("filtered", e, ce, xe, ie)
         printf "bench: instrument_plugin_functions=%d\n", instrumented
         printf "bench: instrument_budget_demoted=%d\n", demoted
     } else

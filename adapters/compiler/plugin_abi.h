@@ -6,14 +6,19 @@
  * For every instrumented function the plug-in emits one static, writable descriptor of
  * HP_DESC_WORDS pointer-sized words and wraps the body as
  *
- *     entered = 0;
+ *     entered = NULL;
  *     if (desc[HP_DESC_OFF] == 0)
  *         entered = __hp_plugin_enter(desc);
- *     try { body } finally { if (entered) __hp_plugin_exit(desc); }
+ *     try { body } finally { if (entered) __hp_plugin_exit(entered); }
  *
  * so a function that the run time switched off (filtered, demoted) costs one load and
  * one branch, and an exit is called exactly when its enter pushed a frame: switching a
- * region off while it is on some thread's stack keeps every thread balanced.
+ * region off while it is on some thread's stack keeps every thread balanced. Passing the
+ * exit hook what the enter hook returned, not the descriptor's address again, keeps that
+ * address from living in a register across the body. Around each hook call the
+ * parameters and the return value go through volatile locals, and short functions
+ * that GCC does not inline run a hook-free copy of their body while desc[HP_DESC_OFF] is
+ * not 0 (hpmeasure_gcc.cc says why).
  *
  * Every translation unit also gets a constructor that reports the unit's counts of
  * instrumented and skipped functions to __hp_plugin_unit (the profile's quality note).
@@ -25,13 +30,13 @@
 
 #include <stdint.h>
 
-#define HP_PLUGIN_ABI_VERSION 1
+#define HP_PLUGIN_ABI_VERSION 2
 
 /* Words of a function descriptor. */
 enum hp_desc_word {
     HP_DESC_OFF = 0,     /* run time: 0 = call the enter hook, else skip (see below) */
     HP_DESC_REGION = 1,  /* run time: the hp_region, once the function was first entered */
-    HP_DESC_FN = 2,      /* the function's address */
+    HP_DESC_FN = 2,      /* the function's address, or 0 when it has none */
     HP_DESC_NAME = 3,    /* displayed name: demangled C++ name, else the symbol name */
     HP_DESC_MANGLED = 4, /* symbol name */
     HP_DESC_FILE = 5,    /* absolute source file of the definition */
@@ -62,8 +67,9 @@ enum hp_unit_word {
 extern "C" {
 #endif
 
-/* Returns 1 when a frame was pushed (the matching exit must be called), else 0. */
-int __hp_plugin_enter(uintptr_t *desc);
+/* Returns desc when a frame was pushed (the matching exit must be called with it),
+ * else NULL. */
+uintptr_t *__hp_plugin_enter(uintptr_t *desc);
 void __hp_plugin_exit(uintptr_t *desc);
 void __hp_plugin_unit(const uintptr_t *unit);
 

@@ -21,7 +21,7 @@
 #include "util/compiler.h"
 #include "util/log.h"
 
-HP_API int __hp_plugin_enter(uintptr_t *desc);
+HP_API uintptr_t *__hp_plugin_enter(uintptr_t *desc);
 HP_API void __hp_plugin_exit(uintptr_t *desc);
 HP_API void __hp_plugin_unit(const uintptr_t *unit);
 
@@ -33,6 +33,13 @@ static inline uintptr_t desc_load(const uintptr_t *desc, int word)
 static inline void desc_store(uintptr_t *desc, int word, uintptr_t value)
 {
     __atomic_store_n(&desc[word], value, __ATOMIC_RELEASE);
+}
+
+/* The function's key: its address, or the descriptor's when it has none of its own
+ * (inlined everywhere, see hpmeasure_gcc.cc). */
+static inline uintptr_t desc_function(const uintptr_t *desc)
+{
+    return desc[HP_DESC_FN] != 0 ? desc[HP_DESC_FN] : (uintptr_t)desc;
 }
 
 /* First call of a function: its region from the descriptor, or NULL after switching
@@ -47,7 +54,7 @@ static HP_COLD hp_region *describe(hp_location *loc, uintptr_t *desc)
     }
     int saved = errno;
     atomic_fetch_or(&loc->busy, HP_BUSY_INSIDE);
-    hp_region *r = hp_region_for_described(desc[HP_DESC_FN], (const char *)desc[HP_DESC_NAME],
+    hp_region *r = hp_region_for_described(desc_function(desc), (const char *)desc[HP_DESC_NAME],
                                            (const char *)desc[HP_DESC_MANGLED],
                                            (const char *)desc[HP_DESC_FILE],
                                            (int)desc[HP_DESC_LINE]);
@@ -71,18 +78,30 @@ static HP_COLD void demote(uintptr_t *desc, hp_region *r)
         hp_overhead_record_demotion(r);
 }
 
-int __hp_plugin_enter(uintptr_t *desc)
+/* A thread's first event: the plug-in tells GCC that the hooks keep errno (hpmeasure_gcc.cc,
+ * "fn spec"), and starting the run time or a thread's location may set it. */
+static HP_COLD hp_location *attach(void)
 {
-    hp_location *loc = hp_location_get();
+    int saved = errno;
+    hp_location *loc = hp__location_attach();
+    errno = saved;
+    return loc;
+}
+
+uintptr_t *__hp_plugin_enter(uintptr_t *desc)
+{
+    hp_location *loc = hp__tls_location;
+    if (unlikely(loc == NULL))
+        loc = attach();
     if (unlikely(loc == NULL || hp_location_ignores_events(loc)))
-        return 0;
+        return NULL;
     hp_region *r = (hp_region *)desc_load(desc, HP_DESC_REGION);
     if (unlikely(r == NULL) && (r = describe(loc, desc)) == NULL)
-        return 0;
+        return NULL;
     hp_location_enter_core(loc);
-    hp_event_enter(loc, r, desc[HP_DESC_FN]);
+    hp_event_enter(loc, r, desc_function(desc));
     hp_location_leave_core(loc);
-    return 1;
+    return desc;
 }
 
 void __hp_plugin_exit(uintptr_t *desc)
@@ -90,7 +109,7 @@ void __hp_plugin_exit(uintptr_t *desc)
     hp_location *loc = hp__tls_location;
     if (unlikely(loc == NULL || hp_location_ignores_events(loc)))
         return;
-    uintptr_t addr = desc[HP_DESC_FN];
+    uintptr_t addr = desc_function(desc);
     hp_location_enter_core(loc);
     if (hp_event_exit_unrecorded(loc)) {
         hp_location_leave_core(loc);

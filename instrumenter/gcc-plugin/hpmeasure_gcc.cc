@@ -19,7 +19,10 @@
  * exit hook runs on every return and when an exception leaves the function.
  *
  * The pass runs in the lowering passes that every function goes through, before OpenMP
- * lowering; the C, C++ and Fortran front ends all reach it.
+ * lowering; the C, C++ and Fortran front ends all reach it. A second pass, late (after
+ * inlining), keeps what a switched-off function still runs close to the plain build's
+ * code: see "keeping switched-off functions free of register saves" and "a hook-free
+ * copy of short bodies" below.
  */
 /* GCC's own configuration defines these too; ours come from configure's DEFS. */
 #undef PACKAGE_NAME
@@ -39,6 +42,15 @@
 #include "gimple.h"
 #include "gimple-expr.h"
 #include "gimple-iterator.h"
+#include "gimple-ssa.h"
+#include "ssa.h"
+#include "tree-into-ssa.h"
+#include "tree-ssanames.h"
+#include "tree-dfa.h"
+#include "tree-cfg.h"
+#include "tree-inline.h"
+#include "gimple-walk.h"
+#include "predict.h"
 #include "stringpool.h"
 #include "cgraph.h"
 #include "fold-const.h"
@@ -73,6 +85,8 @@ static hp_filter *compile_filter;
 static bool instrument_inline;
 static uintptr_t unit_counts[HP_UNIT_WORDS];
 static unsigned unit_functions_seen;
+/* The function each descriptor of the unit was made for (the late pass's question). */
+static hash_map<tree, tree> *descriptor_owner;
 
 /* ---- which functions ------------------------------------------------------------- */
 
@@ -193,13 +207,31 @@ static tree static_words(const char *prefix, tree *values, unsigned words)
     return var;
 }
 
-static tree function_descriptor(tree fndecl, const char *file, const char *name,
-                                const char *mangled)
+static tree function_address(tree fndecl)
 {
     tree fn_addr = build_fold_addr_expr(fndecl);
     TREE_NO_TRAMPOLINE(fn_addr) = 1; /* nested functions: the code address itself */
+    return fold_convert(word_type(), fn_addr);
+}
+
+/*
+ * The descriptor's function address (HP_DESC_FN) is an address taken, and a function
+ * whose address is taken keeps its own copy and is not inlined as a function called
+ * once (the per-step loops of a proxy app's main, bench/stencil-proxy.cpp, are inlined
+ * into main in a plain build). So a function that no other unit can call starts with
+ * no address; the late pass below fills it in when the function is compiled as a
+ * function of its own, which is when it has an address at all. One inlined everywhere
+ * keeps 0, and the run time then takes the descriptor's address as its key (sampled
+ * call stacks cannot contain it anyway). A function visible to other units keeps its
+ * own copy in any case and gets its address at once: every unit's descriptor of an
+ * inline function then names the same copy, which makes them one region.
+ */
+static tree function_descriptor(tree fndecl, const char *file, const char *name,
+                                const char *mangled)
+{
     tree values[HP_DESC_WORDS] = {};
-    values[HP_DESC_FN] = fold_convert(word_type(), fn_addr);
+    if (TREE_PUBLIC(fndecl))
+        values[HP_DESC_FN] = function_address(fndecl);
     values[HP_DESC_NAME] = string_word(name);
     values[HP_DESC_MANGLED] = string_word(mangled);
     values[HP_DESC_FILE] = string_word(file);
@@ -208,9 +240,24 @@ static tree function_descriptor(tree fndecl, const char *file, const char *name,
     return static_words("__hp_region", values, HP_DESC_WORDS);
 }
 
+/*
+ * The hooks touch no memory of the program but the descriptor they are given (the run
+ * time's own state is out of its reach), and they keep errno. GCC's internal "fn spec"
+ * attribute says so: pure but for what they write through their argument ("w", which
+ * does not escape). Without it every hook call, even one on a cold path that never runs,
+ * counts as a write to all memory: loads of the program's data (a mesh's vector
+ * pointers) are repeated after each call to an instrumented function, and a caller
+ * cannot keep values in registers across it, as it can across the same function in a
+ * plain build (GCC's mod/ref analysis sees what it writes).
+ */
 static tree hook_decl(const char *name, tree return_type)
 {
+    static const char spec[] = ".pw ";
     tree type = build_function_type_list(return_type, ptr_type_node, NULL_TREE);
+    tree attrs = tree_cons(get_identifier("fn spec"),
+                           build_tree_list(NULL_TREE, build_string(sizeof spec - 1, spec)),
+                           NULL_TREE);
+    type = build_type_attribute_variant(type, attrs);
     tree decl = build_fn_decl(name, type);
     TREE_NOTHROW(decl) = 1; /* the hooks never throw: no landing pads around them */
     DECL_EXTERNAL(decl) = 1;
@@ -224,33 +271,44 @@ static void add_at(gimple_seq *seq, gimple *stmt, location_t loc)
     gimple_seq_add_stmt(seq, stmt);
 }
 
-/* entered = 0; if (desc[OFF] == 0) entered = __hp_plugin_enter(&desc); */
-static gimple_seq enter_code(tree desc, tree entered, location_t loc)
+static tree off_word(tree desc)
+{
+    return build4(ARRAY_REF, word_type(), desc, size_int(HP_DESC_OFF), NULL_TREE, NULL_TREE);
+}
+
+/* entered = __hp_plugin_enter(&desc); */
+static gimple_seq enter_call(tree desc, tree entered, location_t loc)
 {
     static tree enter_fn;
     if (enter_fn == NULL_TREE)
-        enter_fn = hook_decl("__hp_plugin_enter", integer_type_node);
+        enter_fn = hook_decl("__hp_plugin_enter", ptr_type_node);
     gimple_seq seq = NULL;
-    tree off = create_tmp_var(word_type(), "hp_off");
-    tree call_label = create_artificial_label(loc);
-    tree skip_label = create_artificial_label(loc);
-    tree off_word = build4(ARRAY_REF, word_type(), desc, size_int(HP_DESC_OFF), NULL_TREE,
-                           NULL_TREE);
-
-    add_at(&seq, gimple_build_assign(entered, integer_zero_node), loc);
-    add_at(&seq, gimple_build_assign(off, off_word), loc);
-    add_at(&seq, gimple_build_cond(EQ_EXPR, off, int_word(0), call_label, skip_label), loc);
-    add_at(&seq, gimple_build_label(call_label), loc);
     gcall *call = gimple_build_call(enter_fn, 1, build_fold_addr_expr_with_type(desc,
                                                                                ptr_type_node));
     gimple_call_set_lhs(call, entered);
     add_at(&seq, call, loc);
+    return seq;
+}
+
+/* entered = NULL; if (desc[OFF] == 0) entered = __hp_plugin_enter(&desc); */
+static gimple_seq enter_code(tree desc, tree entered, location_t loc)
+{
+    gimple_seq seq = NULL;
+    tree off = create_tmp_var(word_type(), "hp_off");
+    tree call_label = create_artificial_label(loc);
+    tree skip_label = create_artificial_label(loc);
+
+    add_at(&seq, gimple_build_assign(entered, null_pointer_node), loc);
+    add_at(&seq, gimple_build_assign(off, off_word(desc)), loc);
+    add_at(&seq, gimple_build_cond(EQ_EXPR, off, int_word(0), call_label, skip_label), loc);
+    add_at(&seq, gimple_build_label(call_label), loc);
+    gimple_seq_add_seq(&seq, enter_call(desc, entered, loc));
     add_at(&seq, gimple_build_label(skip_label), loc);
     return seq;
 }
 
-/* if (entered != 0) __hp_plugin_exit(&desc); */
-static gimple_seq exit_code(tree desc, tree entered, location_t loc)
+/* if (entered != NULL) __hp_plugin_exit(entered); */
+static gimple_seq exit_code(tree entered, location_t loc)
 {
     static tree exit_fn;
     if (exit_fn == NULL_TREE)
@@ -259,28 +317,120 @@ static gimple_seq exit_code(tree desc, tree entered, location_t loc)
     tree call_label = create_artificial_label(loc);
     tree done_label = create_artificial_label(loc);
 
-    add_at(&seq, gimple_build_cond(NE_EXPR, entered, integer_zero_node, call_label, done_label),
+    add_at(&seq, gimple_build_cond(NE_EXPR, entered, null_pointer_node, call_label, done_label),
            loc);
     add_at(&seq, gimple_build_label(call_label), loc);
-    add_at(&seq, gimple_build_call(exit_fn, 1, build_fold_addr_expr_with_type(desc,
-                                                                             ptr_type_node)),
-           loc);
+    add_at(&seq, gimple_build_call(exit_fn, 1, entered), loc);
     add_at(&seq, gimple_build_label(done_label), loc);
     return seq;
 }
 
+/* ---- a hook-free copy of short bodies -------------------------------------------------
+ *
+ * A function that is not inlined keeps, even when switched off, the prologue its hook
+ * calls need (a stack frame, registers for `entered`, moves) on every call. A short one
+ * that GCC will not inline anyway therefore gets a second copy of its body without hooks,
+ * run while the function is switched off: it then costs the check and nothing else. Only
+ * bodies that copy safely are copied (no asm, OpenMP, setjmp, computed or non-local
+ * labels, local statics or nested functions), and only those too big for the inliner
+ * (doubling a body that would be inlined would keep it from being inlined) and small
+ * enough for the call to matter (GCC's size estimate at most 40: on the stencil bench,
+ * copying the longer per-step loops too, which are inlined into main as functions
+ * called once, cost 1.5% more instructions instead of saving any).
+ */
+enum { HOT_COPY_MAX_SIZE = 40 };
+
+static tree refuse_copy_operand(tree *tp, int *walk_subtrees, void *data)
+{
+    tree fndecl = (tree)((struct walk_stmt_info *)data)->info;
+    tree t = *tp;
+    if (TYPE_P(t)) {
+        *walk_subtrees = 0;
+        return NULL_TREE;
+    }
+    if (TREE_CODE(t) == LABEL_DECL && (FORCED_LABEL(t) || DECL_NONLOCAL(t)))
+        return t;
+    if (TREE_CODE(t) == FUNCTION_DECL && decl_function_context(t) == fndecl)
+        return t;
+    return NULL_TREE;
+}
+
+/* Why a statement cannot be copied, or NULL_TREE. */
+static tree copy_refused_by(gimple *stmt)
+{
+    switch (gimple_code(stmt)) {
+    case GIMPLE_ASM:
+    case GIMPLE_TRANSACTION:
+        return integer_one_node;
+    case GIMPLE_GOTO:
+        return TREE_CODE(gimple_goto_dest(stmt)) == LABEL_DECL ? NULL_TREE : integer_one_node;
+    case GIMPLE_CALL:
+        return gimple_call_flags(stmt) & ECF_RETURNS_TWICE ? integer_one_node : NULL_TREE;
+    case GIMPLE_BIND:
+        for (tree var = gimple_bind_vars(as_a<gbind *>(stmt)); var; var = DECL_CHAIN(var))
+            if (TREE_STATIC(var) || DECL_EXTERNAL(var))
+                return integer_one_node;
+        return NULL_TREE;
+    default:
+        return is_gimple_omp(stmt) ? integer_one_node : NULL_TREE;
+    }
+}
+
+/* walk_gimple_seq callback: stops the walk (a walker that returns a value must say it
+ * handled the operands) at a statement that cannot be copied. */
+static tree refuse_copy_stmt(gimple_stmt_iterator *gsi, bool *handled, struct walk_stmt_info *wi)
+{
+    (void)wi;
+    tree why = copy_refused_by(gsi_stmt(*gsi));
+    *handled = why != NULL_TREE;
+    return why;
+}
+
+static bool gets_hot_copy(tree fndecl, gimple_seq body)
+{
+    if (!optimize || optimize_function_for_size_p(DECL_STRUCT_FUNCTION(fndecl)))
+        return false;
+    int size = estimate_num_insns_seq(body, &eni_size_weights);
+    int inlined_up_to = DECL_DECLARED_INLINE_P(fndecl) ? param_max_inline_insns_single
+                                                       : param_max_inline_insns_auto;
+    if (size <= inlined_up_to || size > HOT_COPY_MAX_SIZE)
+        return false;
+    struct walk_stmt_info wi;
+    memset(&wi, 0, sizeof wi);
+    wi.info = fndecl;
+    return walk_gimple_seq(body, refuse_copy_stmt, refuse_copy_operand, &wi) == NULL;
+}
+
 /* Replaces the body B by { enter; try { B } finally { exit } }, as GCC's own
- * -finstrument-functions does in the gimplifier. */
+ * -finstrument-functions does in the gimplifier, or, with a hot copy, by
+ * { if (desc[OFF] != 0) { copy of B; goto done; } enter; try { B } finally { exit } done: }. */
 static void wrap_body(function *fun, tree desc)
 {
     tree fndecl = fun->decl;
     gimple_seq body = gimple_body(fndecl);
-    tree entered = create_tmp_var(integer_type_node, "hp_entered");
+    tree entered = create_tmp_var(ptr_type_node, "hp_entered");
     location_t start = DECL_SOURCE_LOCATION(fndecl);
 
-    gimple_seq seq = enter_code(desc, entered, start);
-    gimple_seq cleanup = exit_code(desc, entered, fun->function_end_locus);
+    gimple_seq seq = NULL;
+    tree done = NULL_TREE;
+    if (gets_hot_copy(fndecl, body)) {
+        tree hot = create_artificial_label(start), cold = create_artificial_label(start);
+        done = create_artificial_label(start);
+        tree off = create_tmp_var(word_type(), "hp_off");
+        add_at(&seq, gimple_build_assign(off, off_word(desc)), start);
+        add_at(&seq, gimple_build_cond(NE_EXPR, off, int_word(0), hot, cold), start);
+        add_at(&seq, gimple_build_label(hot), start);
+        gimple_seq_add_seq(&seq, copy_gimple_seq_and_replace_locals(body));
+        add_at(&seq, gimple_build_goto(done), start);
+        add_at(&seq, gimple_build_label(cold), start);
+        gimple_seq_add_seq(&seq, enter_call(desc, entered, start));
+    } else {
+        seq = enter_code(desc, entered, start);
+    }
+    gimple_seq cleanup = exit_code(entered, fun->function_end_locus);
     gimple_seq_add_stmt(&seq, gimple_build_try(body, cleanup, GIMPLE_TRY_FINALLY));
+    if (done != NULL_TREE)
+        add_at(&seq, gimple_build_label(done), start);
     gimple_seq outer = NULL;
     gimple_seq_add_stmt(&outer, gimple_build_bind(NULL_TREE, seq, NULL_TREE));
     gimple_set_body(fndecl, outer);
@@ -299,8 +449,13 @@ static void instrument_function(function *fun)
     enum hp_unit_word why = select_function(fndecl, file, name, mangled);
     unit_functions_seen++;
     unit_counts[why]++;
-    if (why == HP_UNIT_INSTRUMENTED)
-        wrap_body(fun, function_descriptor(fndecl, file, name, mangled));
+    if (why == HP_UNIT_INSTRUMENTED) {
+        tree desc = function_descriptor(fndecl, file, name, mangled);
+        if (descriptor_owner == NULL)
+            descriptor_owner = new hash_map<tree, tree>;
+        descriptor_owner->put(desc, fndecl);
+        wrap_body(fun, desc);
+    }
     free(file);
     free(name);
 }
@@ -322,6 +477,230 @@ class instrument_pass : public gimple_opt_pass {
         instrument_function(fun);
         return 0;
     }
+};
+
+/* ---- keeping switched-off functions free of register saves ---------------------------
+ *
+ * A value that lives across a call stays in a callee-saved register, and GCC 12 saves
+ * those in the prologue, on every call, also when the function is switched off and its
+ * hooks are never called (neither cold hooks nor a cold branch change that): a short
+ * function with four pointer parameters ran 18 instructions more per call than in the
+ * plain build (bench/stencil-proxy.cpp). So, after inlining, this pass copies what
+ * lives across a function's own hook calls (the parameters at the enter hook, the
+ * returned value at the exit hook) into a volatile stack slot before the call and back
+ * after it, on the hooks' cold path. The hot path then keeps them where the plain build
+ * does. Hook calls that came with an inlined function are left alone: the caller has
+ * its frame anyway, and storing a pointer to the caller's locals would make them escape.
+ * It runs after inlining so that the copies do not count in the inliner's size of the
+ * function.
+ */
+
+/* True for the enter hook of the function being compiled (or of what it is a clone
+ * of), false for one that came with an inlined body. */
+static bool is_own_enter(gimple *stmt)
+{
+    tree arg = gimple_call_arg(stmt, 0);
+    if (TREE_CODE(arg) != ADDR_EXPR || descriptor_owner == NULL)
+        return false;
+    tree *owner = descriptor_owner->get(TREE_OPERAND(arg, 0));
+    return owner != NULL && *owner == DECL_ORIGIN(cfun->decl);
+}
+
+/* True for an exit hook given what ENTER returned (directly or merged with NULL). */
+static bool is_exit_of(gimple *stmt, gimple *enter)
+{
+    tree entered = gimple_call_lhs(enter), arg = gimple_call_arg(stmt, 0);
+    if (entered == NULL_TREE || TREE_CODE(arg) != SSA_NAME)
+        return false;
+    if (arg == entered)
+        return true;
+    gphi *phi = dyn_cast<gphi *>(SSA_NAME_DEF_STMT(arg));
+    if (phi == NULL)
+        return false;
+    for (unsigned i = 0; i < gimple_phi_num_args(phi); i++)
+        if (gimple_phi_arg_def(phi, i) == entered)
+            return true;
+    return false;
+}
+
+/* Replaces the uses of OLD that BLOCK dominates (in a PHI node: whose edge comes from
+ * such a block) by NEW_NAME, except in SKIP. */
+static void replace_uses_below(tree old, tree new_name, basic_block block, gimple *skip)
+{
+    imm_use_iterator iter;
+    gimple *use_stmt;
+    FOR_EACH_IMM_USE_STMT(use_stmt, iter, old) {
+        if (use_stmt == skip)
+            continue;
+        use_operand_p use_p;
+        FOR_EACH_IMM_USE_ON_STMT(use_p, iter) {
+            basic_block where = gimple_bb(use_stmt);
+            if (gphi *phi = dyn_cast<gphi *>(use_stmt))
+                where = gimple_phi_arg_edge(phi, PHI_ARG_INDEX_FROM_USE(use_p))->src;
+            if (dominated_by_p(CDI_DOMINATORS, where, block))
+                SET_USE(use_p, new_name);
+        }
+        update_stmt(use_stmt);
+    }
+}
+
+/* Stores VALUE into a volatile slot before CALL and loads it back after CALL; where the
+ * hook's cold path joins the hot one, a PHI node merges the loaded value with VALUE, and
+ * the uses below take the merged value. Returns false, changing nothing, when CALL's
+ * block has no single successor or VALUE is not available on the other paths into it. */
+static bool save_across(gimple *call, tree value)
+{
+    basic_block call_bb = gimple_bb(call);
+    if (!single_succ_p(call_bb) || gimple_call_tail_p(as_a<gcall *>(call)))
+        return false;
+    edge from_call = single_succ_edge(call_bb);
+    basic_block join = from_call->dest;
+    basic_block value_bb = gimple_bb(SSA_NAME_DEF_STMT(value));
+    edge e;
+    edge_iterator ei;
+    FOR_EACH_EDGE(e, ei, join->preds)
+        if (value_bb != NULL && !dominated_by_p(CDI_DOMINATORS, e->src, value_bb))
+            return false;
+    if (value_bb != NULL && !dominated_by_p(CDI_DOMINATORS, call_bb, value_bb))
+        return false;
+    if (value_bb == call_bb || join == EXIT_BLOCK_PTR_FOR_FN(cfun))
+        return false;
+
+    tree slot = create_tmp_var(build_qualified_type(TREE_TYPE(value), TYPE_QUAL_VOLATILE),
+                               "hp_saved");
+    TREE_THIS_VOLATILE(slot) = 1;
+    TREE_SIDE_EFFECTS(slot) = 1;
+    TREE_ADDRESSABLE(slot) = 1; /* a stack slot, never a register */
+    gimple_stmt_iterator gsi = gsi_for_stmt(call);
+    gimple *store = gimple_build_assign(slot, value);
+    gimple_set_location(store, gimple_location(call));
+    /* The value returned is unset when an exception leaves: no warning about it. */
+    suppress_warning(store, OPT_Wuninitialized);
+    suppress_warning(store, OPT_Wmaybe_uninitialized);
+    gsi_insert_before(&gsi, store, GSI_SAME_STMT);
+    tree loaded = copy_ssa_name(value);
+    gimple *load = gimple_build_assign(loaded, slot);
+    gimple_set_location(load, gimple_location(call));
+    gsi_insert_after(&gsi, load, GSI_SAME_STMT);
+
+    tree merged = copy_ssa_name(value);
+    gphi *phi = create_phi_node(merged, join);
+    replace_uses_below(value, merged, join, phi);
+    FOR_EACH_EDGE(e, ei, join->preds) {
+        tree arg = e == from_call                                     ? loaded
+                   : dominated_by_p(CDI_DOMINATORS, e->src, join) ? merged /* a loop's */
+                                                                      : value;
+        add_phi_arg(phi, arg, e, UNKNOWN_LOCATION);
+    }
+    return true;
+}
+
+/* The parameters that the body uses, around the function's own enter hook. */
+static void save_parameters(gimple *call)
+{
+    for (tree parm = DECL_ARGUMENTS(cfun->decl); parm != NULL_TREE; parm = DECL_CHAIN(parm)) {
+        if (!is_gimple_reg(parm))
+            continue;
+        tree value = ssa_default_def(cfun, parm);
+        if (value != NULL_TREE && !has_zero_uses(value))
+            save_across(call, value);
+    }
+}
+
+/* The returned value, around the function's own exit hook, when it is computed before
+ * the hook (on the normal path; an exception's path has none). */
+static void save_return_value(gimple *call, tree value)
+{
+    if (value == NULL_TREE || TREE_CODE(value) != SSA_NAME || SSA_NAME_IS_DEFAULT_DEF(value))
+        return;
+    basic_block def_bb = gimple_bb(SSA_NAME_DEF_STMT(value));
+    if (def_bb == gimple_bb(call) || !dominated_by_p(CDI_DOMINATORS, gimple_bb(call), def_bb))
+        return;
+    save_across(call, value);
+}
+
+/* The value of the function's return statements, if they all return one SSA name. */
+static tree returned_value(void)
+{
+    tree found = NULL_TREE;
+    edge e;
+    edge_iterator ei;
+    FOR_EACH_EDGE(e, ei, EXIT_BLOCK_PTR_FOR_FN(cfun)->preds) {
+        greturn *ret = dyn_cast<greturn *>(last_stmt(e->src));
+        if (ret == NULL)
+            continue;
+        tree value = gimple_return_retval(ret);
+        if (found != NULL_TREE && value != found)
+            return NULL_TREE;
+        found = value;
+    }
+    return found;
+}
+
+/* Fills in the descriptor's function address (see function_descriptor) from the
+ * function's own enter hook, unless the descriptor was written out already. A clone
+ * (of constant propagation, say) gives its address only while the original gave none. */
+static void note_function_address(gimple *enter)
+{
+    tree arg = gimple_call_arg(enter, 0);
+    if (TREE_CODE(arg) != ADDR_EXPR || !VAR_P(TREE_OPERAND(arg, 0)))
+        return;
+    tree desc = TREE_OPERAND(arg, 0);
+    tree init = DECL_INITIAL(desc);
+    if (TREE_ASM_WRITTEN(desc) || init == NULL_TREE || TREE_CODE(init) != CONSTRUCTOR ||
+        CONSTRUCTOR_NELTS(init) != HP_DESC_WORDS)
+        return;
+    constructor_elt *fn = CONSTRUCTOR_ELT(init, HP_DESC_FN);
+    bool is_clone = DECL_ABSTRACT_ORIGIN(cfun->decl) != NULL_TREE;
+    if (integer_zerop(fn->value) || !is_clone)
+        fn->value = function_address(cfun->decl);
+}
+
+static bool is_call_to(gimple *stmt, const char *name)
+{
+    tree fn = is_gimple_call(stmt) ? gimple_call_fndecl(stmt) : NULL_TREE;
+    return fn != NULL_TREE && strcmp(IDENTIFIER_POINTER(DECL_NAME(fn)), name) == 0;
+}
+
+static unsigned int save_around_hooks(function *fun)
+{
+    auto_vec<gimple *> enters, exits;
+    basic_block bb;
+    FOR_EACH_BB_FN(bb, fun)
+        for (gimple_stmt_iterator gsi = gsi_start_bb(bb); !gsi_end_p(gsi); gsi_next(&gsi)) {
+            gimple *stmt = gsi_stmt(gsi);
+            if (is_call_to(stmt, "__hp_plugin_enter") && is_own_enter(stmt))
+                enters.safe_push(stmt);
+            else if (is_call_to(stmt, "__hp_plugin_exit"))
+                exits.safe_push(stmt);
+        }
+    if (enters.length() != 1)
+        return 0;
+    note_function_address(enters[0]);
+    calculate_dominance_info(CDI_DOMINATORS);
+    save_parameters(enters[0]);
+    tree value = returned_value();
+    for (gimple *call : exits)
+        if (is_exit_of(call, enters[0]))
+            save_return_value(call, value);
+    mark_virtual_operands_for_renaming(fun);
+    return TODO_update_ssa_only_virtuals;
+}
+
+static const pass_data save_pass_data = {
+    GIMPLE_PASS,       /* type */
+    "hpmeasure_save",  /* name */
+    OPTGROUP_NONE,     /* optinfo_flags */
+    TV_NONE,           /* tv_id */
+    PROP_ssa | PROP_cfg, /* properties_required */
+    0, 0, 0, 0         /* provided, destroyed, todo start, todo finish */
+};
+
+class save_pass : public gimple_opt_pass {
+  public:
+    explicit save_pass(gcc::context *ctx) : gimple_opt_pass(save_pass_data, ctx) {}
+    bool gate(function *) final override { return optimize > 0; }
+    unsigned int execute(function *fun) final override { return save_around_hooks(fun); }
 };
 
 /* At the end of the unit: a constructor that reports the unit's counts to the run time
@@ -398,6 +777,17 @@ static void make_room_for_hooks(void)
         param_max_inline_insns_auto += HOOKS_INLINE_SIZE;
 }
 
+/* Runs PASS before the first instance of the pass named BEFORE. */
+static void add_pass(struct plugin_name_args *info, opt_pass *pass, const char *before)
+{
+    struct register_pass_info where;
+    where.pass = pass;
+    where.reference_pass_name = before;
+    where.ref_pass_instance_number = 1;
+    where.pos_op = PASS_POS_INSERT_BEFORE;
+    register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &where);
+}
+
 int plugin_init(struct plugin_name_args *info, struct plugin_gcc_version *version)
 {
     if (!plugin_default_version_check(version, &gcc_version)) {
@@ -410,13 +800,10 @@ int plugin_init(struct plugin_name_args *info, struct plugin_gcc_version *versio
         return 1;
     make_room_for_hooks();
 
-    struct register_pass_info pass;
-    pass.pass = new instrument_pass(g);
-    pass.reference_pass_name = "omplower";
-    pass.ref_pass_instance_number = 1;
-    pass.pos_op = PASS_POS_INSERT_BEFORE;
     register_callback(info->base_name, PLUGIN_INFO, NULL, &hp_plugin_info);
-    register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &pass);
+    add_pass(info, new instrument_pass(g), "omplower");
+    if (!hooks_decided_by_command_line())
+        add_pass(info, new save_pass(g), "optimized");
     register_callback(info->base_name, PLUGIN_FINISH_UNIT, report_unit, NULL);
     register_callback(info->base_name, PLUGIN_FINISH, release_options, NULL);
     return 0;

@@ -35,6 +35,7 @@
 #include "timer.h"
 
 _Thread_local hp_location *hp__tls_location __attribute__((tls_model("initial-exec")));
+_Thread_local unsigned hp__tls_runtime_calls __attribute__((tls_model("initial-exec")));
 
 static _Atomic(hp_location *) location_list;
 static _Atomic uint32_t location_count;

@@ -20,6 +20,7 @@
 #include "memory.h"
 #include "metrics.h"
 #include "region.h"
+#include "runtime_calls.h"
 #include "trace_buffer.h"
 #include "util/compiler.h"
 

@@ -413,6 +413,7 @@ uint64_t hp_region_unknown_count(void)
 
 const char *hp_paradigm_name(hp_paradigm p)
 {
-    static const char *const names[] = { "measurement", "compiler", "user", "mpi", "openmp" };
+    static const char *const names[] = { "measurement", "compiler", "user", "mpi", "openmp",
+                                         "pthread" };
     return names[p];
 }

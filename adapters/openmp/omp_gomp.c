@@ -136,16 +136,9 @@ static void implicit_barrier(hp_location *loc, uintptr_t fn)
         hp__omp_leave(HP_OMP_IMPLICIT_BARRIER);
 }
 
-/* What libgomp runs in every team thread in place of the outlined function. */
-static void team_thread(void *arg)
+/* Runs the measured side of a team thread (team_thread). */
+static void team_thread_measured(const fork_record *rec, hp_location *loc)
 {
-    const fork_record *rec = arg;
-    hp_location *loc = hp__omp_location();
-    if (loc == NULL) {
-        rec->fn(rec->data);
-        implicit_barrier(NULL, 0);
-        return;
-    }
     uint64_t depth = loc->depth, dropped = loc->dropped_depth;
     hp_location_enter_core(loc);
     if (loc != rec->forker)
@@ -159,6 +152,24 @@ static void team_thread(void *arg)
     hp_location_enter_core(loc);
     hp__omp_leave_to(loc, depth, dropped);
     hp_location_leave_core(loc);
+}
+
+/* What libgomp runs in every team thread in place of the outlined function. The
+ * program's code runs outside the runtime call that forked it (hp_runtime_call_begin):
+ * the threads it creates are the program's. */
+static void team_thread(void *arg)
+{
+    const fork_record *rec = arg;
+    unsigned runtime_calls = hp__tls_runtime_calls;
+    hp__tls_runtime_calls = 0;
+    hp_location *loc = hp__omp_location();
+    if (loc != NULL) {
+        team_thread_measured(rec, loc);
+    } else {
+        rec->fn(rec->data);
+        implicit_barrier(NULL, 0);
+    }
+    hp__tls_runtime_calls = runtime_calls;
 }
 
 /* Fills rec for a fork of fn from the calling thread. False when the region is not
@@ -190,26 +201,34 @@ typedef void (*loop_runtime_fn)(outlined_fn, void *, unsigned, long, long, long,
 void GOMP_parallel(outlined_fn fn, void *data, unsigned num_threads, unsigned flags)
 {
     HP_OMP_NEXT(parallel_fn, GOMP_parallel);
-    fork_record rec;
-    if (unlikely(real == NULL))
+    if (unlikely(real == NULL)) {
         fn(data); /* no libgomp behind us: a team of one is still correct */
-    else if (fork_begin(&rec, fn, data))
+        return;
+    }
+    fork_record rec;
+    hp_runtime_call_begin(); /* the threads libgomp creates and joins are its own */
+    if (fork_begin(&rec, fn, data))
         real(team_thread, &rec, num_threads, flags);
     else
         real(fn, data, num_threads, flags);
+    hp_runtime_call_end();
 }
 
 void GOMP_parallel_sections(outlined_fn fn, void *data, unsigned num_threads, unsigned count,
                             unsigned flags)
 {
     HP_OMP_NEXT(sections_fn, GOMP_parallel_sections);
-    fork_record rec;
-    if (unlikely(real == NULL))
+    if (unlikely(real == NULL)) {
         fn(data);
-    else if (fork_begin(&rec, fn, data))
+        return;
+    }
+    fork_record rec;
+    hp_runtime_call_begin(); /* the threads libgomp creates and joins are its own */
+    if (fork_begin(&rec, fn, data))
         real(team_thread, &rec, num_threads, count, flags);
     else
         real(fn, data, num_threads, count, flags);
+    hp_runtime_call_end();
 }
 
 /* `parallel for` with a schedule other than plain static: one wrapper per entry point. */
@@ -220,13 +239,17 @@ void GOMP_parallel_sections(outlined_fn fn, void *data, unsigned num_threads, un
               long incr, long chunk, unsigned flags)                                       \
     {                                                                                      \
         HP_OMP_NEXT(loop_fn, name);                                                               \
-        fork_record rec;                                                                   \
-        if (unlikely(real == NULL))                                                        \
+        if (unlikely(real == NULL)) {                                                      \
             fn(data); /* unreachable in practice: the loop needs libgomp's schedule */     \
-        else if (fork_begin(&rec, fn, data))                                               \
+            return;                                                                        \
+        }                                                                                  \
+        fork_record rec;                                                                   \
+        hp_runtime_call_begin(); /* the threads libgomp creates and joins are its own */   \
+        if (fork_begin(&rec, fn, data))                                                    \
             real(team_thread, &rec, num_threads, start, end, incr, chunk, flags);          \
         else                                                                               \
             real(fn, data, num_threads, start, end, incr, chunk, flags);                   \
+        hp_runtime_call_end();                                                             \
     }
 
 #define PARALLEL_LOOP_RUNTIME(name)                                                        \
@@ -236,13 +259,17 @@ void GOMP_parallel_sections(outlined_fn fn, void *data, unsigned num_threads, un
               long incr, unsigned flags)                                                   \
     {                                                                                      \
         HP_OMP_NEXT(loop_runtime_fn, name);                                                       \
-        fork_record rec;                                                                   \
-        if (unlikely(real == NULL))                                                        \
+        if (unlikely(real == NULL)) {                                                      \
             fn(data);                                                                      \
-        else if (fork_begin(&rec, fn, data))                                               \
+            return;                                                                        \
+        }                                                                                  \
+        fork_record rec;                                                                   \
+        hp_runtime_call_begin(); /* the threads libgomp creates and joins are its own */   \
+        if (fork_begin(&rec, fn, data))                                                    \
             real(team_thread, &rec, num_threads, start, end, incr, flags);                 \
         else                                                                               \
             real(fn, data, num_threads, start, end, incr, flags);                          \
+        hp_runtime_call_end();                                                             \
     }
 
 PARALLEL_LOOP(GOMP_parallel_loop_static)

@@ -37,15 +37,17 @@ static hp_cct_node *recursion_target(const hp_location *loc, const hp_region *r)
 
 /* Pushes frame f of a recursive call folded into outer's: a visit of outer; the current
  * node stays, so the call's callees hang below the innermost call that was not folded,
- * and the frame adds no time (outer's own includes it). */
+ * and the frame adds no time (outer's own includes it). The frame keeps outer, whose
+ * open folded calls it ends (hp__event_unfold). */
 static void fold(hp_location *loc, hp_frame *f, hp_cct_node *outer, uintptr_t addr)
 {
-    *f = (hp_frame){ .addr = addr, .node = NULL, .parent = loc->current,
-                     .start = HP_FRAME_FOLDED };
+    *f = (hp_frame){ .addr = addr, .node = NULL, .parent = outer, .start = HP_FRAME_FOLDED };
     loc->sp = f + 1;
     if (++loc->depth > loc->max_depth)
         loc->max_depth = loc->depth;
     outer->visits++;
+    if (outer->folded_open < UINT32_MAX && ++outer->folded_open > outer->recursion_depth)
+        outer->recursion_depth = outer->folded_open;
     loc->folded_calls++;
     if (++loc->folded_open > loc->folded_max) {
         loc->folded_max = loc->folded_open;
@@ -100,6 +102,29 @@ hp_frame *hp__event_enter_slow(hp_location *loc, hp_region *r, uintptr_t addr)
         hp__location_update_limit(loc);
     }
     return f;
+}
+
+void hp__event_unfold(hp_location *loc, const hp_frame *f)
+{
+    loc->folded_open--;
+    if (f->parent->folded_open > 0)
+        f->parent->folded_open--;
+}
+
+void hp__event_unfold_all(hp_location *loc)
+{
+    const hp_stack_chunk *c = loc->chunk;
+    const hp_frame *f = loc->sp;
+    for (uint64_t n = loc->depth; n > 0 && loc->folded_open > 0; n--) {
+        if (f == c->base) {
+            c = c->prev;
+            f = c->limit;
+        }
+        --f;
+        if (f->node == NULL && f->start == HP_FRAME_FOLDED)
+            hp__event_unfold(loc, f);
+    }
+    loc->folded_open = 0;
 }
 
 /* Number of frames from the top down to and including the innermost frame of addr,

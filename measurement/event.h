@@ -22,6 +22,14 @@ void hp__event_exit_mismatch(hp_location *loc, uintptr_t addr, uint64_t now);
  * matched by dropped_depth). */
 hp_frame *hp__event_enter_slow(hp_location *loc, hp_region *r, uintptr_t addr);
 
+/* Ends folded frame f (HP_PROFILING_RECURSION=collapse): one recursive call fewer open
+ * in the outer call's node, which f keeps as its parent (cold). */
+void hp__event_unfold(hp_location *loc, const hp_frame *f);
+
+/* Ends every folded frame still open (a thread that ended inside a recursion, before
+ * its location is reused). */
+void hp__event_unfold_all(hp_location *loc);
+
 static inline void hp_event_enter(hp_location *loc, hp_region *r, uintptr_t addr)
 {
     hp_frame *f = loc->sp;
@@ -67,10 +75,12 @@ static inline void hp_event_pop(hp_location *loc, uint64_t now)
                 hp_metrics_trace(loc->metrics, &loc->trace, now);
             hp_trace_add(&loc->trace, HP_TRACE_LEAVE, f->node->region->id, now);
         }
+        loc->current = f->parent;
     } else if (f->start == HP_FRAME_FOLDED) {
-        loc->folded_open--;
+        hp__event_unfold(loc, f); /* the current node stays, as at the fold */
+    } else {
+        loc->current = f->parent;
     }
-    loc->current = f->parent;
     if (unlikely(loc->sp == loc->stack_base))
         hp__location_stack_bottom(loc);
 }

@@ -29,6 +29,7 @@
 #define cpu_relax() ((void)0)
 #endif
 
+#include "event.h"
 #include "runtime.h"
 #include "sampling.h"
 #include "subtree.h"
@@ -226,6 +227,8 @@ static void location_publish(hp_location *loc)
  * one more visit; the call tree, trace and counts stay. */
 static void location_reset(hp_location *loc)
 {
+    if (loc->folded_open > 0) /* its last thread ended inside a recursion */
+        hp__event_unfold_all(loc);
     hp_stack_chunk *c = loc->chunk;
     while (c->prev != NULL)
         c = c->prev;
@@ -233,7 +236,6 @@ static void location_reset(hp_location *loc)
     loc->sp = c->base;
     loc->depth = 0;
     loc->dropped_depth = 0;
-    loc->folded_open = 0;
     loc->outside_selected = hp_subtree_selecting();
     loc->excluded_depth = 0;
     hp__location_update_limit(loc);

@@ -25,7 +25,8 @@
 #include "util/compiler.h"
 
 /* hp_frame.start of a recursive call folded into an outer call (HP_PROFILING_RECURSION):
- * its node is NULL, so it adds no time (the outer call's time holds it). */
+ * its node is NULL, so it adds no time (the outer call's time holds it), and its parent
+ * is the outer call's node, not the current node (which a folded call leaves as it is). */
 #define HP_FRAME_FOLDED 0
 
 typedef struct hp_frame {

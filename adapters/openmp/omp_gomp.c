@@ -25,10 +25,8 @@
  *
  * Per event this does what the compiler adapter does: no locks, no allocation, no
  * system calls but the clock; the first sight of an outlined function or call site
- * defines its region (omp_regions.c, cold).
+ * defines its region (omp_regions.c, cold). The team-thread side is omp_team.c.
  */
-#include <dlfcn.h>
-#include <errno.h>
 #include <stdbool.h>
 
 #include "adapters/openmp/internal.h"
@@ -40,83 +38,13 @@ typedef void (*outlined_fn)(void *);
 typedef struct fork_record {
     outlined_fn fn;
     void *data;
-    hp_region *region;     /* "!$omp parallel @file:line" */
-    hp_location *forker;   /* the thread that forked the team */
-    hp_cct_node *path;     /* its current node then; NULL when it had none (budget) */
+    hp_omp_fork fork;
 } fork_record;
-
-/* name in libgomp when the program was linked without it: its only references to
- * libgomp were calls that we define, so a link with --as-needed (Debian's default)
- * dropped the library, and the program would run its parallel regions with one thread. */
-static HP_COLD void *from_libgomp(const char *name)
-{
-    static void *handle;
-    void *h = __atomic_load_n(&handle, __ATOMIC_ACQUIRE);
-    if (h == NULL) {
-        int saved = errno;
-        hp_location *loc = hp__tls_location;
-        if (loc != NULL) /* dlopen mallocs and runs libgomp's constructor */
-            atomic_fetch_or(&loc->busy, HP_BUSY_INSIDE);
-        h = dlopen("libgomp.so.1", RTLD_NOW | RTLD_GLOBAL);
-        if (loc != NULL)
-            atomic_fetch_and(&loc->busy, ~(unsigned)HP_BUSY_INSIDE);
-        errno = saved;
-        if (h == NULL)
-            return NULL;
-        __atomic_store_n(&handle, h, __ATOMIC_RELEASE);
-    }
-    return dlsym(h, name);
-}
 
 void *hp__omp_next(void **cache, const char *name)
 {
-    void *f = __atomic_load_n(cache, __ATOMIC_RELAXED);
-    if (f == NULL) {
-        f = dlsym(RTLD_NEXT, name);
-        if (f == NULL)
-            f = from_libgomp(name);
-        __atomic_store_n(cache, f, __ATOMIC_RELAXED);
-    }
-    return f;
-}
-
-/* Pushes a frame of r; a frame without a visit stands for a call path entered on
- * behalf of another thread. */
-static void enter_frame(hp_location *loc, hp_region *r, uintptr_t addr, bool visit)
-{
-    uint64_t depth = loc->depth;
-    hp_event_enter(loc, r, addr);
-    if (!visit && loc->depth > depth && loc->current != NULL)
-        loc->current->visits--;
-}
-
-enum { PATH_CHUNK = 32 };
-
-/* Enters the regions from the root's child down to node, outermost first. The path is
- * read in chunks from the innermost end; a path deeper than a chunk recurses once per
- * chunk, so any depth works with a small stack. The forking thread's nodes are only
- * read: a node's region and parent never change after it was created, before the fork. */
-static void enter_path(hp_location *loc, const hp_cct_node *node)
-{
-    hp_region *chunk[PATH_CHUNK];
-    int n = 0;
-    for (; node != NULL && node->parent != NULL && n < PATH_CHUNK; node = node->parent)
-        chunk[n++] = node->region;
-    if (node != NULL && node->parent != NULL)
-        enter_path(loc, node);
-    while (n > 0)
-        enter_frame(loc, chunk[--n], hp__omp_frame_addr(HP_OMP_PARALLEL), false);
-}
-
-void hp__omp_leave_to(hp_location *loc, uint64_t depth, uint64_t dropped)
-{
-    uint64_t now = hp_timer_now();
-    while (loc->depth > depth)
-        hp_event_pop(loc, now);
-    /* after the pops: leaving a selected subtree (HP_SELECT_SUBTREES) restores the enters
-       switched off outside it, which include the forking path's */
-    if (loc->dropped_depth > dropped)
-        loc->dropped_depth = dropped;
+    static void *libgomp;
+    return hp__omp_next_in(cache, name, &libgomp, "libgomp.so.1");
 }
 
 typedef void (*void_fn)(void);
@@ -136,54 +64,24 @@ static void implicit_barrier(hp_location *loc, uintptr_t fn)
         hp__omp_leave(HP_OMP_IMPLICIT_BARRIER);
 }
 
-/* Runs the measured side of a team thread (team_thread). */
-static void team_thread_measured(const fork_record *rec, hp_location *loc)
-{
-    uint64_t depth = loc->depth, dropped = loc->dropped_depth;
-    hp_location_enter_core(loc);
-    if (loc != rec->forker)
-        enter_path(loc, rec->path);
-    hp_event_enter(loc, rec->region, hp__omp_frame_addr(HP_OMP_PARALLEL));
-    hp_location_leave_core(loc);
-    rec->fn(rec->data);
-    implicit_barrier(loc, (uintptr_t)rec->fn);
-    if (hp_location_ignores_events(loc))
-        return; /* measurement ended meanwhile: finalize closed the frames */
-    hp_location_enter_core(loc);
-    hp__omp_leave_to(loc, depth, dropped);
-    hp_location_leave_core(loc);
-}
-
-/* What libgomp runs in every team thread in place of the outlined function. The
- * program's code runs outside the runtime call that forked it (hp_runtime_call_begin):
- * the threads it creates are the program's. */
+/* What libgomp runs in every team thread in place of the outlined function. */
 static void team_thread(void *arg)
 {
     const fork_record *rec = arg;
-    unsigned runtime_calls = hp__tls_runtime_calls;
-    hp__tls_runtime_calls = 0;
-    hp_location *loc = hp__omp_location();
-    if (loc != NULL) {
-        team_thread_measured(rec, loc);
-    } else {
-        rec->fn(rec->data);
-        implicit_barrier(NULL, 0);
-    }
-    hp__tls_runtime_calls = runtime_calls;
+    hp_omp_team team;
+    hp__omp_team_begin(&team, &rec->fork);
+    rec->fn(rec->data);
+    implicit_barrier(team.loc, (uintptr_t)rec->fn);
+    hp__omp_team_end(&team);
 }
 
 /* Fills rec for a fork of fn from the calling thread. False when the region is not
  * measured: the caller then forks the outlined function itself. */
 static bool fork_begin(fork_record *rec, outlined_fn fn, void *data)
 {
-    hp_location *loc = hp__omp_location();
-    if (loc == NULL)
-        return false;
-    hp_region *r = hp__omp_region(loc, HP_OMP_PARALLEL, (uintptr_t)fn);
-    if (r == NULL)
-        return false;
-    *rec = (fork_record){ fn, data, r, loc, loc->current };
-    return true;
+    rec->fn = fn;
+    rec->data = data;
+    return hp__omp_fork_begin(&rec->fork, (uintptr_t)fn);
 }
 
 /* ---- fork points ------------------------------------------------------------------ */

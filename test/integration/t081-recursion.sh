@@ -9,7 +9,7 @@
 # Exact visits of short, hot functions: the overhead budget (on by default) would switch
 # them off after 1024 visits.
 export HP_OVERHEAD_BUDGET=0
-plan 15
+plan 17
 OTF2CHECK="$PY $HP_SRCDIR/test/tools/otf2check.py"
 
 # "path depth" of every call path, the largest over locations

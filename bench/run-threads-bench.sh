@@ -9,7 +9,8 @@
 #   threads  bench-threads.c (start and join N threads one after another, each calling
 #            one instrumented function) plain, HP_THREAD_LOCATIONS=reuse and =each
 #   openmp   bench-omp.c (20000 parallel regions of 2 threads one after another, each
-#            thread calling one instrumented function) plain and with hp-instrument
+#            thread calling one instrumented function) plain and with hp-instrument, with
+#            gcc (libgomp) and, when clang -fopenmp works, with clang (LLVM's libomp)
 # Each variant runs REPS times, interleaved; the minimum counts. Prints a table, then
 # one `bench: name=value` line per figure.
 #
@@ -55,6 +56,12 @@ build "$CC" -O2 -g -pthread -o threads-plain "$BENCHDIR/bench-threads.c"
 build "$INSTRUMENT" "$CC" -O2 -pthread -o threads-core "$BENCHDIR/bench-threads.c"
 build "$CC" -O2 -g -fopenmp -o omp-plain "$BENCHDIR/bench-omp.c"
 build "$INSTRUMENT" "$CC" -O2 -fopenmp -o omp-core "$BENCHDIR/bench-omp.c"
+LIBOMP=no
+if command -v clang >/dev/null 2>&1 &&
+    clang -O2 -g -fopenmp -o omp-kplain "$BENCHDIR/bench-omp.c" 2>/dev/null; then
+    LIBOMP=yes
+    build "$INSTRUMENT" clang -O2 -fopenmp -o omp-kcore "$BENCHDIR/bench-omp.c"
+fi
 printf 'SCOREP_REGION_NAMES_BEGIN\n  EXCLUDE leaf mid\nSCOREP_REGION_NAMES_END\n' >filter-all.txt
 
 # run VARIANT: runs it once and prints the loop time in ns; stops the script on failure.
@@ -74,6 +81,8 @@ run() {
         teach) out=$(env "$e" HP_THREAD_LOCATIONS=each ./threads-core "$T") ;;
         oplain) out=$(./omp-plain "$R") ;;
         ocore) out=$(env "$e" ./omp-core "$R") ;;
+        kplain) out=$(./omp-kplain "$R") ;;
+        kcore) out=$(env "$e" ./omp-kcore "$R") ;;
     esac || die "$1 run failed (exit status $?)"
     rm -rf "$WORK/exp-$1"
     ns=${out#ns=}
@@ -84,6 +93,7 @@ run() {
 
 VARIANTS="plain unfiltered allfiltered excluded alloff selected cygfiltered cygoff"
 VARIANTS="$VARIANTS tplain treuse teach oplain ocore"
+[ "$LIBOMP" = no ] || VARIANTS="$VARIANTS kplain kcore"
 for v in $VARIANTS; do eval "min_$v=''"; done
 r=0
 while [ $r -lt "$REPS" ]; do
@@ -120,6 +130,11 @@ op=$(per "$min_oplain" 0 "$R")
 oc=$(per "$min_ocore" 0 "$R")
 printf '%-48s %8s\n' "openmp ($R parallel regions of 2 threads, ns each)" ""
 printf '  %-46s %8s\n' "plain" "$op" "hp-instrument" "$oc"
+if [ "$LIBOMP" = yes ]; then
+    kp=$(per "$min_kplain" 0 "$R")
+    kc=$(per "$min_kcore" 0 "$R")
+    printf '  %-46s %8s\n' "clang, libomp: plain" "$kp" "clang, libomp: hp-instrument" "$kc"
+fi
 echo "bench: unfiltered_ns_per_call=$unf"
 echo "bench: allfiltered_ns_per_call=$allf"
 echo "bench: excluded_ns_per_call=$excl"
@@ -137,3 +152,8 @@ echo "bench: thread_each_over_plain=$(ratio "$te" "$tp")"
 echo "bench: omp_region_plain_ns=$op"
 echo "bench: omp_region_ns=$oc"
 echo "bench: omp_region_over_plain=$(ratio "$oc" "$op")"
+if [ "$LIBOMP" = yes ]; then
+    echo "bench: libomp_region_plain_ns=$kp"
+    echo "bench: libomp_region_ns=$kc"
+    echo "bench: libomp_region_over_plain=$(ratio "$kc" "$kp")"
+fi

@@ -484,6 +484,55 @@ fail:
     return NULL;
 }
 
+/* ------------------------------------------------------------------ recursion */
+
+static hp_table *recursion_table_new(void)
+{
+    hp_table *t = hp_table_new("recursion", "Collapsed recursion (HP_PROFILING_RECURSION="
+                                            "collapse): the most recursive calls open at "
+                                            "once below one call of the path");
+    if (t == NULL ||
+        hp_table_add_column(t, "recursion_depth", "depth", HP_CELL_UINT, 10, "", 0) ||
+        hp_table_add_column(t, "visits", "visits", HP_CELL_UINT, 14, " ", 0) ||
+        hp_table_add_column(t, "path", "call path", HP_CELL_TEXT, 0, "  ", 0)) {
+        hp_table_free(t);
+        return NULL;
+    }
+    return t;
+}
+
+/* The call paths that recursed, with their recursion depth (the largest over the
+ * selected locations); nothing when recursion was not collapsed or none recursed. */
+static int recursion_table(const report_ctx *c, hp_table_list *out)
+{
+    const hp_profile_metric *m = hp_profile_find_metric(c->p, "recursion_depth");
+    hp_metric_view depth = { NULL, NULL };
+    if (m == NULL)
+        return 0;
+    if (hp_metric_view_init(&depth, c->p, m, c->selected) != 0)
+        return -1;
+    hp_table *t = NULL;
+    int rc = 0;
+    for (size_t n = 0; n < c->p->ncnodes && rc == 0; n++) {
+        if (depth.excl[n] <= 0)
+            continue;
+        hp_table_cell *row = NULL;
+        if ((t == NULL && (t = recursion_table_new()) == NULL) ||
+            (row = hp_table_add_row(t)) == NULL || (row[2].s = call_path(c->p, n, true)) == NULL) {
+            rc = -1;
+            break;
+        }
+        row[0].u = (uint64_t)depth.excl[n];
+        row[1].u = (uint64_t)c->visits.excl[n];
+    }
+    hp_metric_view_release(&depth);
+    if (rc != 0) {
+        hp_table_free(t);
+        return -1;
+    }
+    return t != NULL ? hp_table_list_add(out, t) : 0;
+}
+
 /* ------------------------------------------------------------------ MPI */
 
 typedef struct mpi_function_total {
@@ -843,7 +892,8 @@ int hp_report_tables(const hp_profile *p, const hp_report_options *o, hp_table_l
                     hp_report_counter_table(p, c.proc_selected, out) != 0 ||
                     hp_report_derived_table(p, c.proc_selected, out) != 0 ||
                     hp_table_list_add(out, flat_profile(&c)) ||
-                    hp_table_list_add(out, call_tree(&c))))
+                    hp_table_list_add(out, call_tree(&c)) ||
+                    recursion_table(&c, out) != 0))
         rc = fail(&c, "out of memory", "");
     ctx_release(&c);
     return rc;

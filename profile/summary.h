@@ -48,7 +48,8 @@ void hp_metric_view_release(hp_metric_view *v);
 const hp_profile_metric *hp_profile_find_metric(const hp_profile *p, const char *name);
 
 /* Appends the report's tables in summary.txt's order: the MPI section (when the profile
- * has MPI regions or unmeasured calls), the flat profile, the call tree. Returns 0, or
+ * has MPI regions or unmeasured calls), the flat profile, the call tree, and the call
+ * paths that recursed (when the profile has recursion_depth). Returns 0, or
  * -1 with a one-line reason in err (unknown metric or rank, out of memory). */
 int hp_report_tables(const hp_profile *p, const hp_report_options *o, hp_table_list *out,
                      char *err, size_t errlen);

@@ -386,6 +386,22 @@ def status_subst(func, rules):
     return lines
 
 
+def unmeasured_call(ret, real, result):
+    """The lines of a call that is not measured: it still runs inside the MPI library,
+    so threads it creates are MPI's (measurement/core/runtime_calls.h). result is "return"
+    or a declaration of ret."""
+    lines = ["hp_runtime_call_begin();"]
+    if ret == "void":
+        lines += ["%s;" % real, "hp_runtime_call_end();"]
+        if result == "return":
+            lines.append("return;")
+        return lines
+    lines += ["%s ret = %s;" % (ret, real), "hp_runtime_call_end();"]
+    if result == "return":
+        lines.append("return ret;")
+    return lines
+
+
 def gen_wrapper(func, entry):
     name, ret = func.name, func.ret
     args = func.args()
@@ -414,10 +430,11 @@ def gen_wrapper(func, entry):
                 post_u.append(post)
         subst = status_subst(func, completing)
         if completing:
-            out.append("        if (!hp_mpi_req_pending())")
-            out.append("            return %s;" % real)
+            out.append("        if (!hp_mpi_req_pending()) {")
+            out += ["            " + x for x in unmeasured_call(ret, real, "return")]
+            out.append("        }")
         body = ["hp_mpi_frame_clear(&f);"] + subst + [p for p in pre_u if p]
-        body.append("%s ret = %s;" % (ret, real))
+        body += unmeasured_call(ret, real, "declare")
         if post_u:
             body.append("if (ret == MPI_SUCCESS) {")
             body += ["    " + p for p in post_u]
@@ -428,17 +445,17 @@ def gen_wrapper(func, entry):
         out.append("    }")
     elif name in ("MPI_Init", "MPI_Init_thread"):
         # The life-cycle hooks run whether or not the call itself is measured.
-        out.append("        %s ret = %s;" % (ret, real))
+        out += ["        " + x for x in unmeasured_call(ret, real, "declare")]
         out.append("        if (ret == MPI_SUCCESS)")
         out.append("            hp_mpi_after_init();")
         out.append("        return ret;")
         out.append("    }")
     elif name == "MPI_Finalize":
         out.append("        hp_mpi_before_finalize();")
-        out.append("        return %s;" % real)
+        out += ["        " + x for x in unmeasured_call(ret, real, "return")]
         out.append("    }")
     else:
-        out.append("        return %s;" % real)
+        out += ["        " + x for x in unmeasured_call(ret, real, "return")]
         out.append("    }")
     if name == "MPI_Finalize":
         out.append("    hp_mpi_before_finalize();")
@@ -539,7 +556,8 @@ def main():
          " * (and when there is no next definition) the pointers hold PMPI_name. */",
          "#include <dlfcn.h>", "#include <mpi.h>", "#include <stddef.h>", "#include <string.h>",
          '#include "mpi_adapter.h"', '#include "mpi_bytes.h"', '#include "mpi_comms.h"',
-         '#include "mpi_requests.h"', '#include "mpi_functions.h"', "",
+         '#include "mpi_requests.h"', '#include "mpi_functions.h"',
+         '#include "measurement/core/runtime_calls.h"', "",
          "#pragma GCC diagnostic ignored \"-Wunused-parameter\"", "",
          "#define HP_MPI_API __attribute__((visibility(\"default\")))", "",
          "/* mpi.h may define the handle conversions as macros; we define functions. */"]

@@ -16,6 +16,7 @@
 
 #include "adapters/mpi/mpi_adapter.h"
 #include "mpi_functions.h"
+#include "measurement/core/runtime_calls.h"
 #include "util/compiler.h"
 #include "util/next_symbol.h"
 
@@ -36,8 +37,10 @@ HP_API void mpi_init_f08_(int *ierror)
     HP_NEXT_SYMBOL(f08_ierror_fn, real, mpi_init_f08_);
     hp_mpi_frame f;
     int measured = hp_mpi_enter(&f, HP_MPI_FN_MPI_Init);
+    hp_runtime_call_begin(); /* threads MPI creates are its own */
     if (real != NULL)
         real(ierror);
+    hp_runtime_call_end();
     after_init();
     if (measured)
         hp_mpi_exit(&f);
@@ -48,8 +51,10 @@ HP_API void mpi_init_thread_f08_(int *required, int *provided, int *ierror)
     HP_NEXT_SYMBOL(f08_init_thread_fn, real, mpi_init_thread_f08_);
     hp_mpi_frame f;
     int measured = hp_mpi_enter(&f, HP_MPI_FN_MPI_Init_thread);
+    hp_runtime_call_begin(); /* threads MPI creates are its own */
     if (real != NULL)
         real(required, provided, ierror);
+    hp_runtime_call_end();
     after_init();
     if (measured)
         hp_mpi_exit(&f);
@@ -61,8 +66,10 @@ HP_API void mpi_finalize_f08_(int *ierror)
     hp_mpi_frame f;
     int measured = hp_mpi_enter(&f, HP_MPI_FN_MPI_Finalize);
     hp_mpi_before_finalize();
+    hp_runtime_call_begin(); /* threads MPI creates are its own */
     if (real != NULL)
         real(ierror);
+    hp_runtime_call_end();
     if (measured)
         hp_mpi_exit(&f);
 }

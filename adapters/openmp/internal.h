@@ -46,6 +46,40 @@ static inline hp_location *hp__omp_location(void)
     return loc;
 }
 
+/* ---- parallel regions (omp_team.c) ---- */
+
+/* What a team thread needs of the fork that started its team. */
+typedef struct hp_omp_fork {
+    hp_region *region;   /* "!$omp parallel @file:line" */
+    hp_location *forker; /* the thread that forked the team */
+    hp_cct_node *path;   /* its current node then; NULL when it had none (budget) */
+} hp_omp_fork;
+
+/* Fills f for a fork, from the calling thread, of the parallel region whose code is at
+ * addr (its outlined function). False when the region is not measured: the caller then
+ * forks the outlined function itself. */
+bool hp__omp_fork_begin(hp_omp_fork *f, uintptr_t addr);
+
+/* A team thread's state between entering the region and leaving it. */
+typedef struct hp_omp_team {
+    hp_location *loc; /* NULL: this thread does not measure */
+    uint64_t depth;
+    uint64_t dropped;
+    unsigned runtime_calls; /* hp__tls_runtime_calls of the fork, cleared meanwhile: the
+                               outlined function is the program's code */
+} hp_omp_team;
+
+/* In a team thread, before the outlined function: enters the forking thread's call path
+ * (another thread) and the parallel region. */
+void hp__omp_team_begin(hp_omp_team *t, const hp_omp_fork *f);
+
+/* After the outlined function (and the implicit barrier): leaves them. */
+void hp__omp_team_end(const hp_omp_team *t);
+
+/* name in the runtime library soname, loaded on first use and kept in *handle, for when
+ * the program was linked without it (hp_next_symbol's fallback); NULL when there is none. */
+void *hp__omp_from_library(void **handle, const char *soname, const char *name);
+
 /* The next definition of name (libgomp's, dlopen'ed when the program's link dropped it),
  * hp_next_symbol kept in *cache; NULL (said once) when there is none. */
 void *hp__omp_next(void **cache, const char *name);

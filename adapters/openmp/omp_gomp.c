@@ -25,10 +25,8 @@
  *
  * Per event this does what the compiler adapter does: no locks, no allocation, no
  * system calls but the clock; the first sight of an outlined function or call site
- * defines its region (omp_regions.c, cold).
+ * defines its region (omp_regions.c, cold). The team-thread side is omp_team.c.
  */
-#include <dlfcn.h>
-#include <errno.h>
 #include <stdbool.h>
 
 #include "adapters/openmp/internal.h"
@@ -41,76 +39,18 @@ typedef void (*outlined_fn)(void *);
 typedef struct fork_record {
     outlined_fn fn;
     void *data;
-    hp_region *region;     /* "!$omp parallel @file:line" */
-    hp_location *forker;   /* the thread that forked the team */
-    hp_cct_node *path;     /* its current node then; NULL when it had none (budget) */
+    hp_omp_fork fork;
 } fork_record;
 
-/* name in libgomp when the program was linked without it: its only references to
- * libgomp were calls that we define, so a link with --as-needed (Debian's default)
- * dropped the library, and the program would run its parallel regions with one thread. */
 static HP_COLD void *from_libgomp(const char *name)
 {
-    static void *handle;
-    void *h = __atomic_load_n(&handle, __ATOMIC_ACQUIRE);
-    if (h == NULL) {
-        int saved = errno;
-        hp_location *loc = hp__tls_location;
-        if (loc != NULL) /* dlopen mallocs and runs libgomp's constructor */
-            atomic_fetch_or(&loc->busy, HP_BUSY_INSIDE);
-        h = dlopen("libgomp.so.1", RTLD_NOW | RTLD_GLOBAL);
-        if (loc != NULL)
-            atomic_fetch_and(&loc->busy, ~(unsigned)HP_BUSY_INSIDE);
-        errno = saved;
-        if (h == NULL)
-            return NULL;
-        __atomic_store_n(&handle, h, __ATOMIC_RELEASE);
-    }
-    return dlsym(h, name);
+    static void *libgomp;
+    return hp__omp_from_library(&libgomp, "libgomp.so.1", name);
 }
 
 void *hp__omp_next(void **cache, const char *name)
 {
     return hp_next_symbol(cache, name, from_libgomp);
-}
-
-/* Pushes a frame of r; a frame without a visit stands for a call path entered on
- * behalf of another thread. */
-static void enter_frame(hp_location *loc, hp_region *r, uintptr_t addr, bool visit)
-{
-    uint64_t depth = loc->depth;
-    hp_event_enter(loc, r, addr);
-    if (!visit && loc->depth > depth && loc->current != NULL)
-        loc->current->visits--;
-}
-
-enum { PATH_CHUNK = 32 };
-
-/* Enters the regions from the root's child down to node, outermost first. The path is
- * read in chunks from the innermost end; a path deeper than a chunk recurses once per
- * chunk, so any depth works with a small stack. The forking thread's nodes are only
- * read: a node's region and parent never change after it was created, before the fork. */
-static void enter_path(hp_location *loc, const hp_cct_node *node)
-{
-    hp_region *chunk[PATH_CHUNK];
-    int n = 0;
-    for (; node != NULL && node->parent != NULL && n < PATH_CHUNK; node = node->parent)
-        chunk[n++] = node->region;
-    if (node != NULL && node->parent != NULL)
-        enter_path(loc, node);
-    while (n > 0)
-        enter_frame(loc, chunk[--n], hp__omp_frame_addr(HP_OMP_PARALLEL), false);
-}
-
-void hp__omp_leave_to(hp_location *loc, uint64_t depth, uint64_t dropped)
-{
-    uint64_t now = hp_timer_now();
-    while (loc->depth > depth)
-        hp_event_pop(loc, now);
-    /* after the pops: leaving a selected subtree (HP_SELECT_SUBTREES) restores the enters
-       switched off outside it, which include the forking path's */
-    if (loc->dropped_depth > dropped)
-        loc->dropped_depth = dropped;
 }
 
 typedef void (*void_fn)(void);
@@ -134,39 +74,20 @@ static void implicit_barrier(hp_location *loc, uintptr_t fn)
 static void team_thread(void *arg)
 {
     const fork_record *rec = arg;
-    hp_location *loc = hp__omp_location();
-    if (loc == NULL) {
-        rec->fn(rec->data);
-        implicit_barrier(NULL, 0);
-        return;
-    }
-    uint64_t depth = loc->depth, dropped = loc->dropped_depth;
-    hp_location_enter_core(loc);
-    if (loc != rec->forker)
-        enter_path(loc, rec->path);
-    hp_event_enter(loc, rec->region, hp__omp_frame_addr(HP_OMP_PARALLEL));
-    hp_location_leave_core(loc);
+    hp_omp_team team;
+    hp__omp_team_begin(&team, &rec->fork);
     rec->fn(rec->data);
-    implicit_barrier(loc, (uintptr_t)rec->fn);
-    if (hp_location_ignores_events(loc))
-        return; /* measurement ended meanwhile: finalize closed the frames */
-    hp_location_enter_core(loc);
-    hp__omp_leave_to(loc, depth, dropped);
-    hp_location_leave_core(loc);
+    implicit_barrier(team.loc, (uintptr_t)rec->fn);
+    hp__omp_team_end(&team);
 }
 
 /* Fills rec for a fork of fn from the calling thread. False when the region is not
  * measured: the caller then forks the outlined function itself. */
 static bool fork_begin(fork_record *rec, outlined_fn fn, void *data)
 {
-    hp_location *loc = hp__omp_location();
-    if (loc == NULL)
-        return false;
-    hp_region *r = hp__omp_region(loc, HP_OMP_PARALLEL, (uintptr_t)fn);
-    if (r == NULL)
-        return false;
-    *rec = (fork_record){ fn, data, r, loc, loc->current };
-    return true;
+    rec->fn = fn;
+    rec->data = data;
+    return hp__omp_fork_begin(&rec->fork, (uintptr_t)fn);
 }
 
 /* ---- fork points ------------------------------------------------------------------ */
@@ -184,26 +105,34 @@ typedef void (*loop_runtime_fn)(outlined_fn, void *, unsigned, long, long, long,
 void GOMP_parallel(outlined_fn fn, void *data, unsigned num_threads, unsigned flags)
 {
     HP_OMP_NEXT(parallel_fn, GOMP_parallel);
-    fork_record rec;
-    if (unlikely(real == NULL))
+    if (unlikely(real == NULL)) {
         fn(data); /* no libgomp behind us: a team of one is still correct */
-    else if (fork_begin(&rec, fn, data))
+        return;
+    }
+    fork_record rec;
+    hp_runtime_call_begin(); /* the threads libgomp creates and joins are its own */
+    if (fork_begin(&rec, fn, data))
         real(team_thread, &rec, num_threads, flags);
     else
         real(fn, data, num_threads, flags);
+    hp_runtime_call_end();
 }
 
 void GOMP_parallel_sections(outlined_fn fn, void *data, unsigned num_threads, unsigned count,
                             unsigned flags)
 {
     HP_OMP_NEXT(sections_fn, GOMP_parallel_sections);
-    fork_record rec;
-    if (unlikely(real == NULL))
+    if (unlikely(real == NULL)) {
         fn(data);
-    else if (fork_begin(&rec, fn, data))
+        return;
+    }
+    fork_record rec;
+    hp_runtime_call_begin(); /* the threads libgomp creates and joins are its own */
+    if (fork_begin(&rec, fn, data))
         real(team_thread, &rec, num_threads, count, flags);
     else
         real(fn, data, num_threads, count, flags);
+    hp_runtime_call_end();
 }
 
 /* `parallel for` with a schedule other than plain static: one wrapper per entry point. */
@@ -214,13 +143,17 @@ void GOMP_parallel_sections(outlined_fn fn, void *data, unsigned num_threads, un
               long incr, long chunk, unsigned flags)                                       \
     {                                                                                      \
         HP_OMP_NEXT(loop_fn, name);                                                               \
-        fork_record rec;                                                                   \
-        if (unlikely(real == NULL))                                                        \
+        if (unlikely(real == NULL)) {                                                      \
             fn(data); /* unreachable in practice: the loop needs libgomp's schedule */     \
-        else if (fork_begin(&rec, fn, data))                                               \
+            return;                                                                        \
+        }                                                                                  \
+        fork_record rec;                                                                   \
+        hp_runtime_call_begin(); /* the threads libgomp creates and joins are its own */   \
+        if (fork_begin(&rec, fn, data))                                                    \
             real(team_thread, &rec, num_threads, start, end, incr, chunk, flags);          \
         else                                                                               \
             real(fn, data, num_threads, start, end, incr, chunk, flags);                   \
+        hp_runtime_call_end();                                                             \
     }
 
 #define PARALLEL_LOOP_RUNTIME(name)                                                        \
@@ -230,13 +163,17 @@ void GOMP_parallel_sections(outlined_fn fn, void *data, unsigned num_threads, un
               long incr, unsigned flags)                                                   \
     {                                                                                      \
         HP_OMP_NEXT(loop_runtime_fn, name);                                                       \
-        fork_record rec;                                                                   \
-        if (unlikely(real == NULL))                                                        \
+        if (unlikely(real == NULL)) {                                                      \
             fn(data);                                                                      \
-        else if (fork_begin(&rec, fn, data))                                               \
+            return;                                                                        \
+        }                                                                                  \
+        fork_record rec;                                                                   \
+        hp_runtime_call_begin(); /* the threads libgomp creates and joins are its own */   \
+        if (fork_begin(&rec, fn, data))                                                    \
             real(team_thread, &rec, num_threads, start, end, incr, flags);                 \
         else                                                                               \
             real(fn, data, num_threads, start, end, incr, flags);                          \
+        hp_runtime_call_end();                                                             \
     }
 
 PARALLEL_LOOP(GOMP_parallel_loop_static)

@@ -27,6 +27,10 @@ typedef struct hp_cct_node {
     uint64_t incl_ticks;     /* inclusive time, sum over visits */
     uint64_t min_ticks;      /* per-visit inclusive extremes (UINT64_MAX until a visit ends) */
     uint64_t max_ticks;
+    /* HP_PROFILING_RECURSION=collapse: recursive calls folded into this node's visits
+       that are open now, and the most that were open at once (its recursion depth) */
+    uint32_t folded_open;
+    uint32_t recursion_depth;
     /* point-to-point and collective message metrics (MPI adapter) */
     uint64_t bytes_sent;
     uint64_t bytes_received;

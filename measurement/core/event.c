@@ -37,15 +37,17 @@ static hp_cct_node *recursion_target(const hp_location *loc, const hp_region *r)
 
 /* Pushes frame f of a recursive call folded into outer's: a visit of outer; the current
  * node stays, so the call's callees hang below the innermost call that was not folded,
- * and the frame adds no time (outer's own includes it). */
+ * and the frame adds no time (outer's own includes it). The frame keeps outer, whose
+ * open folded calls it ends (hp__location_unfold). */
 static void fold(hp_location *loc, hp_frame *f, hp_cct_node *outer, uintptr_t addr)
 {
-    *f = (hp_frame){ .addr = addr, .node = NULL, .parent = loc->current,
-                     .start = HP_FRAME_FOLDED };
+    *f = (hp_frame){ .addr = addr, .node = NULL, .parent = outer, .start = HP_FRAME_FOLDED };
     loc->sp = f + 1;
     if (++loc->depth > loc->max_depth)
         loc->max_depth = loc->depth;
     outer->visits++;
+    if (outer->folded_open < UINT32_MAX && ++outer->folded_open > outer->recursion_depth)
+        outer->recursion_depth = outer->folded_open;
     loc->folded_calls++;
     if (++loc->folded_open > loc->folded_max) {
         loc->folded_max = loc->folded_open;

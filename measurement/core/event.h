@@ -67,10 +67,12 @@ static inline void hp_event_pop(hp_location *loc, uint64_t now)
                 hp_metrics_trace(loc->metrics, &loc->trace, now);
             hp_trace_add(&loc->trace, HP_TRACE_LEAVE, f->node->region->id, now);
         }
+        loc->current = f->parent;
     } else if (f->start == HP_FRAME_FOLDED) {
-        loc->folded_open--;
+        hp__location_unfold(loc, f); /* the current node stays, as at the fold */
+    } else {
+        loc->current = f->parent;
     }
-    loc->current = f->parent;
     if (unlikely(loc->sp == loc->stack_base))
         hp__location_stack_bottom(loc);
 }

@@ -34,6 +34,7 @@
 #include "timer.h"
 
 _Thread_local hp_location *hp__tls_location __attribute__((tls_model("initial-exec")));
+_Thread_local unsigned hp__tls_runtime_calls __attribute__((tls_model("initial-exec")));
 
 static _Atomic(hp_location *) location_list;
 static _Atomic uint32_t location_count;
@@ -216,10 +217,37 @@ static void location_publish(hp_location *loc)
     while (!atomic_compare_exchange_weak(&location_list, &head, loc));
 }
 
+void hp__location_unfold(hp_location *loc, const hp_frame *f)
+{
+    loc->folded_open--;
+    if (f->parent->folded_open > 0)
+        f->parent->folded_open--;
+}
+
+/* Ends every folded frame still open (a thread that ended inside a recursion, before
+ * its location is reused). */
+static void unfold_all(hp_location *loc)
+{
+    const hp_stack_chunk *c = loc->chunk;
+    const hp_frame *f = loc->sp;
+    for (uint64_t n = loc->depth; n > 0 && loc->folded_open > 0; n--) {
+        if (f == c->base) {
+            c = c->prev;
+            f = c->limit;
+        }
+        --f;
+        if (f->node == NULL && f->start == HP_FRAME_FOLDED)
+            hp__location_unfold(loc, f);
+    }
+    loc->folded_open = 0;
+}
+
 /* Makes a free location ready for a new thread: an empty stack at the root, which gets
  * one more visit; the call tree, trace and counts stay. */
 static void location_reset(hp_location *loc)
 {
+    if (loc->folded_open > 0) /* its last thread ended inside a recursion */
+        unfold_all(loc);
     hp_stack_chunk *c = loc->chunk;
     while (c->prev != NULL)
         c = c->prev;
@@ -227,7 +255,6 @@ static void location_reset(hp_location *loc)
     loc->sp = c->base;
     loc->depth = 0;
     loc->dropped_depth = 0;
-    loc->folded_open = 0;
     loc->outside_selected = hp_subtree_selecting();
     loc->excluded_depth = 0;
     hp__location_update_limit(loc);

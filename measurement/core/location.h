@@ -20,11 +20,13 @@
 #include "memory.h"
 #include "metrics.h"
 #include "region.h"
+#include "runtime_calls.h"
 #include "trace_buffer.h"
 #include "util/compiler.h"
 
 /* hp_frame.start of a recursive call folded into an outer call (HP_PROFILING_RECURSION):
- * its node is NULL, so it adds no time (the outer call's time holds it). */
+ * its node is NULL, so it adds no time (the outer call's time holds it), and its parent
+ * is the outer call's node, not the current node (which a folded call leaves as it is). */
 #define HP_FRAME_FOLDED 0
 
 typedef struct hp_frame {
@@ -161,6 +163,10 @@ hp_frame *hp__location_stack_grow(hp_location *loc);
  * the bottom of the stack, switches measurement off again when only selected subtrees
  * are measured. */
 void hp__location_stack_bottom(hp_location *loc);
+
+/* Ends folded frame f (HP_PROFILING_RECURSION=collapse): one recursive call fewer open
+ * in the outer call's node, which f keeps as its parent (cold). */
+void hp__location_unfold(hp_location *loc, const hp_frame *f);
 
 /* Sets loc's depth_limit from its subtree state and HP_PROFILING_MAX_DEPTH. */
 void hp__location_update_limit(hp_location *loc);

@@ -252,12 +252,23 @@ hp_region *hp_region_define(const char *name, const char *file, int line,
     return r;
 }
 
+/* clang's outlined OpenMP code (".omp_outlined.", ".omp_outlined..12", their
+ * "._debug__" bodies, ".omp_task_entry."), which clang instruments: the OpenMP adapter's
+ * "!$omp parallel @file:line" stands for it, as for GCC's outlined functions, which GCC
+ * does not instrument. */
+static bool is_openmp_outlined(const char *name)
+{
+    return strncmp(name, ".omp_outlined.", 14) == 0 || strncmp(name, ".omp_task_entry.", 16) == 0;
+}
+
 /* Defines the region of an instrumented function at addr, or HP_REGION_FILTERED; a
  * placeholder made by sampling becomes the region (caller holds the lock). */
 static hp_region *define_function(uintptr_t addr, const char *name, const char *mangled,
                                   const char *file, int line)
 {
     if (region_filter != NULL && hp_filter_excludes(region_filter, file, name, mangled))
+        return HP_REGION_FILTERED;
+    if (is_openmp_outlined(name))
         return HP_REGION_FILTERED;
     hp_region *placeholder = sampled_find(addr); /* sampled before its first enter */
     if (placeholder != NULL && placeholder->id == UINT32_MAX)
@@ -413,6 +424,7 @@ uint64_t hp_region_unknown_count(void)
 
 const char *hp_paradigm_name(hp_paradigm p)
 {
-    static const char *const names[] = { "measurement", "compiler", "user", "mpi", "openmp" };
+    static const char *const names[] = { "measurement", "compiler", "user", "mpi", "openmp",
+                                         "pthread" };
     return names[p];
 }

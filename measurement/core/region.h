@@ -22,7 +22,8 @@ typedef enum hp_paradigm {
     HP_PARADIGM_COMPILER,
     HP_PARADIGM_USER,
     HP_PARADIGM_MPI,
-    HP_PARADIGM_OPENMP
+    HP_PARADIGM_OPENMP,
+    HP_PARADIGM_PTHREAD
 } hp_paradigm;
 
 /* Cube region roles (Score-P's names); a region stores one of these strings. */

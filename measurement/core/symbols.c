@@ -220,14 +220,38 @@ static Dwfl_Module *module_of(uintptr_t addr)
 
 /* ---- DWARF: where the function is defined ----------------------------------------- */
 
+/*
+ * The compilation unit whose code contains addr, and the module's bias. libdw finds it
+ * through .debug_aranges, which clang does not emit (without -gdwarf-aranges), and
+ * elfutils before 0.189 has no fallback: then the units' own address ranges are
+ * searched, one by one (cold: once per new address).
+ */
+static bool find_cu(Dwfl_Module *mod, uintptr_t addr, Dwarf_Die *cu, Dwarf_Addr *bias)
+{
+    Dwarf_Die *cudie = dwfl_module_addrdie(mod, addr, bias);
+    if (cudie != NULL) {
+        *cu = *cudie;
+        return true;
+    }
+    Dwarf *dw = dwfl_module_getdwarf(mod, bias);
+    if (dw == NULL)
+        return false;
+    Dwarf_Off off = 0, next;
+    size_t header;
+    while (dwarf_nextcu(dw, off, &next, &header, NULL, NULL, NULL) == 0) {
+        if (dwarf_offdie(dw, off + header, cu) != NULL && dwarf_haspc(cu, addr - *bias) > 0)
+            return true;
+        off = next;
+    }
+    return false;
+}
+
 /* The subprogram DIE whose code contains addr (not an inlined instance inside it). */
 static bool find_subprogram(Dwfl_Module *mod, uintptr_t addr, Dwarf_Die *cu, Dwarf_Die *fn)
 {
     Dwarf_Addr bias;
-    Dwarf_Die *cudie = dwfl_module_addrdie(mod, addr, &bias);
-    if (cudie == NULL)
+    if (!find_cu(mod, addr, cu, &bias))
         return false;
-    *cu = *cudie;
     Dwarf_Die *scopes = NULL;
     int n = dwarf_getscopes(cu, addr - bias, &scopes);
     bool found = false;
@@ -452,6 +476,12 @@ int hp_symbols_code_line(uintptr_t addr, const char **file, int *line)
     Dwfl_Line *l = mod != NULL ? dwfl_module_getsrc(mod, addr) : NULL;
     int lineno;
     const char *src = l != NULL ? dwfl_lineinfo(l, NULL, &lineno, NULL, NULL, NULL) : NULL;
+    Dwarf_Die cu;
+    Dwarf_Addr bias;
+    Dwarf_Line *dl;
+    if (src == NULL && mod != NULL && find_cu(mod, addr, &cu, &bias) && /* no aranges */
+        (dl = dwarf_getsrc_die(&cu, addr - bias)) != NULL && dwarf_lineno(dl, &lineno) == 0)
+        src = dwarf_linesrc(dl, NULL, NULL);
     if (src == NULL || (src = pool_intern(&S.strings, src)) == NULL)
         return -1;
     *file = src;

@@ -359,7 +359,8 @@ int hp_experiment_build(hp_profile_data *d)
 {
     static char host[256] = "localhost";
     gethostname(host, sizeof(host) - 1);
-    hp_profile_options options = { hp_runtime_rank(), hp_runtime_mpi_active() };
+    hp_profile_options options = { hp_runtime_rank(), hp_runtime_mpi_active(),
+                                   hp_cfg.profiling_recursion == HP_RECURSION_COLLAPSE };
     if (hp_location_list() == NULL) {
         hp_error("no thread could be measured: HP_TOTAL_MEMORY (%llu bytes) is too small; "
                  "nothing written",

@@ -91,6 +91,8 @@ static void fill_values(const hp_cct_node *n, uint32_t uid, void *arg)
     }
     for (unsigned k = 0; c->metrics != NULL && k < c->metrics->n; k++)
         c->d->counter_values[k][i] = hp_metrics_value(c->metrics, n->counters, k);
+    if (c->d->recursion_depth != NULL)
+        c->d->recursion_depth[i] = n->recursion_depth;
     if (n->min_ticks != UINT64_MAX) {
         c->d->min_time[i] = (double)n->min_ticks / c->ticks_per_second;
         c->d->max_time[i] = (double)n->max_ticks / c->ticks_per_second;
@@ -178,6 +180,15 @@ static void fill_metrics(hp_profile_data *d)
             names[m][0], names[m][1], m < 2 ? "bytes" : "occ", names[m][2],
             HP_DTYPE_UINT64, HP_METRIC_EXCLUSIVE, d->message_values[m]
         };
+    /* A maximum, like max_time: Cube and the summary take the largest over threads and
+       ranks, and merging profiles keeps every location's own value. */
+    if (d->recursion_depth != NULL)
+        d->metrics[d->profile.nmetrics++] = (hp_profile_metric){
+            "recursion_depth", "Recursion Depth", "occ",
+            "Most recursive calls open at once below one call of this call path "
+            "(HP_PROFILING_RECURSION=collapse; 0 = it did not recurse)",
+            HP_DTYPE_MAXDOUBLE, HP_METRIC_EXCLUSIVE, d->recursion_depth
+        };
     add_counters(d);
 }
 
@@ -203,8 +214,11 @@ static hp_location **locations_by_id(hp_location *list, size_t *count)
     return by_id;
 }
 
-static int alloc_values(hp_profile_data *d, size_t cells, bool with_messages)
+static int alloc_values(hp_profile_data *d, size_t cells, bool with_messages,
+                        bool with_recursion)
 {
+    if (with_recursion && (d->recursion_depth = calloc(cells, sizeof(double))) == NULL)
+        return -1;
     for (int m = 0; with_messages && m < 4; m++)
         if ((d->message_values[m] = calloc(cells, sizeof(uint64_t))) == NULL)
             return -1;
@@ -236,7 +250,8 @@ int hp_profile_build(hp_profile_data *d, hp_location *list, double ticks_per_sec
             goto out_union;
     d->cnodes = calloc(u.count, sizeof(hp_profile_cnode));
     if (d->cnodes == NULL || hp_union_number(&u, d->cnodes) < 0 ||
-        alloc_values(d, (size_t)u.count * L, options->with_messages) < 0)
+        alloc_values(d, (size_t)u.count * L, options->with_messages,
+                     options->with_recursion) < 0)
         goto out_union;
     d->profile.cnodes = d->cnodes;
     d->profile.ncnodes = u.count;
@@ -265,6 +280,7 @@ void hp_profile_data_release(hp_profile_data *d)
     free(d->time);
     free(d->min_time);
     free(d->max_time);
+    free(d->recursion_depth);
     for (int m = 0; m < 4; m++)
         free(d->message_values[m]);
     for (int k = 0; k < HP_METRICS_MAX; k++)

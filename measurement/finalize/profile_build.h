@@ -21,11 +21,12 @@ typedef struct hp_profile_data {
     hp_profile_process process;
     hp_profile_location *locations;
     char (*location_names)[32];
-    hp_profile_metric metrics[8 + HP_METRICS_MAX];
+    hp_profile_metric metrics[9 + HP_METRICS_MAX];
     uint64_t *visits;
     double *time;
     double *min_time;
     double *max_time;
+    double *recursion_depth; /* NULL unless HP_PROFILING_RECURSION=collapse */
     uint64_t *message_values[4]; /* bytes_sent, bytes_received, messages_sent, _received */
     uint64_t *counter_values[HP_METRICS_MAX]; /* metrics.h's counters, in their order */
     hp_profile_call_count *unmeasured;
@@ -34,6 +35,7 @@ typedef struct hp_profile_data {
 typedef struct hp_profile_options {
     int rank;           /* MPI rank of this process, 0 without MPI */
     bool with_messages; /* add bytes_sent, bytes_received, messages_sent, messages_received */
+    bool with_recursion; /* add recursion_depth (HP_PROFILING_RECURSION=collapse) */
 } hp_profile_options;
 
 /* Builds the profile of the locations in list (any order; they are ordered by id).

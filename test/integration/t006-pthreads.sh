@@ -1,9 +1,10 @@
 #!/bin/sh
 # A pthreads program: one location per thread (HP_THREAD_LOCATIONS=each), each with its
-# own call tree and visits.
+# own call tree and visits; the main thread's pthread_create and pthread_join calls are
+# regions of the pthread paradigm.
 # A forked child (no exec) writes no second experiment.
 . "$HP_SRCDIR/test/integration/lib.sh"
-plan 10
+plan 11
 
 check "build threads.c" hp-instrument gcc -O1 -pthread -o threads "$PROGRAMS/threads.c"
 HP_THREAD_LOCATIONS=each HP_EXPERIMENT_DIRECTORY=exp check "run (HP_THREAD_LOCATIONS=each)" ./threads
@@ -13,6 +14,11 @@ got=$($CUBEDUMP exp/profile.cubex | awk -F'\t' '$1 == "threads/worker/work" && $
 check_eq "workers called work 10, 20, 30 times" "10 20 30 " "$got"
 got=$($CUBEDUMP exp/profile.cubex | awk -F'\t' '$1 == "threads/main/work" && $3 != "visits=0" { print $2, $3 }')
 check_eq "main thread (location 0) called work once" "0 visits=1" "$got"
+got=$($CUBEDUMP exp/profile.cubex | awk -F'\t' '$1 ~ /^threads\/main\/pthread_/ && $3 != "visits=0" { print $1, $2, $3 }' | tr '\n' ';')
+got="$got$($CUBEDUMP --regions exp/profile.cubex | awk -F'\t' '$2 ~ /^pthread_/ { print $2, $6, $7 }' | tr '\n' ';')"
+check_eq "main thread: 3 x pthread_create, 3 x pthread_join, paradigm pthread" \
+    "threads/main/pthread_create 0 visits=3;threads/main/pthread_join 0 visits=3;pthread_create pthread thread create;pthread_join pthread thread wait;" \
+    "$got"
 
 check "build exit_race.c" hp-instrument gcc -O1 -pthread -o exit_race "$PROGRAMS/exit_race.c"
 bad=0

@@ -46,6 +46,8 @@ mesh/main 0 1
 mesh/main/$N 0 1
 mesh/main/guarded(int) 0 9
 mesh/main/guarded(int)/checked(int) 0 9
+mesh/main/pthread_create 0 2
+mesh/main/pthread_join 0 2
 mesh/main/sweep(Mesh&) 0 10
 mesh/main/sweep(Mesh&)/Mesh::relax(int) 0 1000
 mesh/worker(void*) 1 1

@@ -9,10 +9,12 @@
 # end between regions, so each thread gets a location of its own
 # (HP_THREAD_LOCATIONS=each) to keep the lists the same from run to run.
 . "$HP_SRCDIR/test/integration/lib.sh"
-plan 20
+plan $((20 + ${OMP_MORE_CHECKS:-0}))
 
-check "build openmp.c with hp-instrument gcc -fopenmp" \
-    hp-instrument gcc -fopenmp -O1 -o openmp "$PROGRAMS/openmp/openmp.c"
+# t083 runs these checks with clang and LLVM's libomp (OMP_CC=clang).
+OMP_CC=${OMP_CC:-gcc}
+check "build openmp.c with hp-instrument $OMP_CC -fopenmp" \
+    hp-instrument "$OMP_CC" -fopenmp -O1 -o openmp "$PROGRAMS/openmp/openmp.c"
 
 # "path<TAB>visits visits ..." for every call path with visits, root and the dynamic
 # schedule's work (spread over threads at random) left out.
@@ -88,4 +90,5 @@ got=$($CUBEDUMP --regions exp-2/profile.cubex | awk -F'\t' '$2 ~ /^!\$omp/ { pri
 check_eq "region paradigm and roles" \
     "!\$omp barrier @openmp.c:36 openmp barrier;!\$omp critical @openmp.c:37 openmp critical;!\$omp critical @openmp.c:39 openmp critical;!\$omp critical sblock @openmp.c:37 openmp critical sblock;" \
     "$got"
+[ "${OMP_MORE_CHECKS:-0}" -eq 0 ] || omp_more_checks
 finish

@@ -2,13 +2,14 @@
 # Thread lifetimes (HP_THREAD_LOCATIONS): 5,000 threads started and joined one after
 # another are all measured within the default budget, in one location, and a pool of 4
 # threads alive at once (3 rounds) takes 4 locations, each thread of a round its own; with
-# HP_THREAD_LOCATIONS=each every thread is a location. Tracing (OTF2 checker, Enter
+# HP_THREAD_LOCATIONS=each every thread is a location. The master's tree holds its calls
+# of pthread_create and pthread_join. Tracing (OTF2 checker, Enter
 # events = visits) and sampling keep working on reused locations.
 . "$HP_SRCDIR/test/integration/lib.sh"
 # Exact visits of short, hot functions: the overhead budget (on by default) would switch
 # them off after 1024 visits.
 export HP_OVERHEAD_BUDGET=0
-plan 14
+plan 15
 OTF2CHECK="$PY $HP_SRCDIR/test/tools/otf2check.py"
 
 # "path location visits" for every call path with visits
@@ -31,6 +32,9 @@ check_eq "the pool: 3 threads per location, 6 calls of pooled each" \
         END { for (l = 1; l <= 4; l++) printf "%d %d %d ", l, t[l], p[l] }' | sed 's/ $//')"
 check_eq "the program root of location 1 was visited by 5003 threads" "churn 1 5003" \
     "$(visits exp/profile.cubex | awk '$1 == "churn" && $2 == 1')"
+check_eq "the master's tree: 5000 + 12 calls of pthread_create and of pthread_join" \
+    "churn 0 1;churn/main 0 1;churn/main/pthread_create 0 5012;churn/main/pthread_join 0 5012;" \
+    "$(visits exp/profile.cubex | awk '$2 == 0' | LC_ALL=C sort | tr '\n' ';')"
 
 HP_THREAD_LOCATIONS=each HP_EXPERIMENT_DIRECTORY=each check "HP_THREAD_LOCATIONS=each" ./churn 200
 check_eq "each thread is its own location: 1 + 200 + 12" 213 \

@@ -24,7 +24,7 @@ check "the switched-off calls are counted in the notes" grep -q "calls were swit
 
 HP_EXCLUDE_SUBTREES=step,io HP_EXPERIMENT_DIRECTORY=excl check "exclude step,io" ./subtrees
 check_eq "exclude step,io: step and io measured, nothing below them" \
-    "subtrees 0 1;subtrees/main 0 1;subtrees/main/io 0 1;subtrees/main/setup 0 1;subtrees/main/setup/helper 0 3;subtrees/main/solve 0 2;subtrees/main/solve/step 0 10;subtrees 1 1;subtrees/worker 1 1;subtrees/worker/solve 1 1;subtrees/worker/solve/step 1 5;" \
+    "subtrees 0 1;subtrees/main 0 1;subtrees/main/io 0 1;subtrees/main/pthread_create 0 1;subtrees/main/pthread_join 0 1;subtrees/main/setup 0 1;subtrees/main/setup/helper 0 3;subtrees/main/solve 0 2;subtrees/main/solve/step 0 10;subtrees 1 1;subtrees/worker 1 1;subtrees/worker/solve 1 1;subtrees/worker/solve/step 1 5;" \
     "$(visits excl/profile.cubex)"
 
 HP_SELECT_SUBTREES='sol*' HP_EXCLUDE_SUBTREES=step HP_EXPERIMENT_DIRECTORY=both check "select sol*, exclude step" ./subtrees

@@ -1,0 +1,120 @@
+/*
+ * The team-thread side of a parallel region, the same for libgomp (omp_gomp.c) and
+ * LLVM's libomp (omp_kmp.c): the fork wrapper records the forking thread's location
+ * and current call-tree node, and every team thread, in the trampoline that the runtime
+ * runs in place of the outlined function, enters the forking thread's call path as
+ * frames without visits (so the worker's work appears under the call path that started
+ * it, and the path's inclusive time in the worker is its time in the region), then the
+ * region "!$omp parallel @file:line" with a visit. The forking thread itself, which runs
+ * the outlined function as thread 0 of the team, already is on that path: it only
+ * enters the region. The record outlives every use, because the runtime returns from
+ * the fork only after every team thread finished the outlined function.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+
+#include "adapters/openmp/internal.h"
+#include "measurement/core/event.h"
+
+/* name in the runtime library soname, loaded on first use and kept in *handle, when the
+ * program was linked without it: its only references to the runtime were calls that we
+ * define, so a link with --as-needed (Debian's default) dropped the library, and the
+ * program would run its parallel regions with one thread. */
+HP_COLD void *hp__omp_from_library(void **handle, const char *soname, const char *name)
+{
+    void *h = __atomic_load_n(handle, __ATOMIC_ACQUIRE);
+    if (h == NULL) {
+        int saved = errno;
+        hp_location *loc = hp__tls_location;
+        if (loc != NULL) /* dlopen mallocs and runs the runtime's constructor */
+            atomic_fetch_or(&loc->busy, HP_BUSY_INSIDE);
+        h = dlopen(soname, RTLD_NOW | RTLD_GLOBAL);
+        if (loc != NULL)
+            atomic_fetch_and(&loc->busy, ~(unsigned)HP_BUSY_INSIDE);
+        errno = saved;
+        if (h == NULL)
+            return NULL;
+        __atomic_store_n(handle, h, __ATOMIC_RELEASE);
+    }
+    return dlsym(h, name);
+}
+
+/* Pushes a frame of r; a frame without a visit stands for a call path entered on
+ * behalf of another thread. */
+static void enter_frame(hp_location *loc, hp_region *r, uintptr_t addr, bool visit)
+{
+    uint64_t depth = loc->depth;
+    hp_event_enter(loc, r, addr);
+    if (!visit && loc->depth > depth && loc->current != NULL)
+        loc->current->visits--;
+}
+
+enum { PATH_CHUNK = 32 };
+
+/* Enters the regions from the root's child down to node, outermost first. The path is
+ * read in chunks from the innermost end; a path deeper than a chunk recurses once per
+ * chunk, so any depth works with a small stack. The forking thread's nodes are only
+ * read: a node's region and parent never change after it was created, before the fork. */
+static void enter_path(hp_location *loc, const hp_cct_node *node)
+{
+    hp_region *chunk[PATH_CHUNK];
+    int n = 0;
+    for (; node != NULL && node->parent != NULL && n < PATH_CHUNK; node = node->parent)
+        chunk[n++] = node->region;
+    if (node != NULL && node->parent != NULL)
+        enter_path(loc, node);
+    while (n > 0)
+        enter_frame(loc, chunk[--n], hp__omp_frame_addr(HP_OMP_PARALLEL), false);
+}
+
+void hp__omp_leave_to(hp_location *loc, uint64_t depth, uint64_t dropped)
+{
+    uint64_t now = hp_timer_now();
+    while (loc->depth > depth)
+        hp_event_pop(loc, now);
+    /* after the pops: leaving a selected subtree (HP_SELECT_SUBTREES) restores the enters
+       switched off outside it, which include the forking path's */
+    if (loc->dropped_depth > dropped)
+        loc->dropped_depth = dropped;
+}
+
+bool hp__omp_fork_begin(hp_omp_fork *f, uintptr_t addr)
+{
+    hp_location *loc = hp__omp_location();
+    if (loc == NULL)
+        return false;
+    hp_region *r = hp__omp_region(loc, HP_OMP_PARALLEL, addr);
+    if (r == NULL)
+        return false;
+    *f = (hp_omp_fork){ r, loc, loc->current };
+    return true;
+}
+
+void hp__omp_team_begin(hp_omp_team *t, const hp_omp_fork *f)
+{
+    t->runtime_calls = hp__tls_runtime_calls;
+    hp__tls_runtime_calls = 0;
+    t->loc = hp__omp_location();
+    if (t->loc == NULL)
+        return;
+    hp_location *loc = t->loc;
+    t->depth = loc->depth;
+    t->dropped = loc->dropped_depth;
+    hp_location_enter_core(loc);
+    if (loc != f->forker)
+        enter_path(loc, f->path);
+    hp_event_enter(loc, f->region, hp__omp_frame_addr(HP_OMP_PARALLEL));
+    hp_location_leave_core(loc);
+}
+
+void hp__omp_team_end(const hp_omp_team *t)
+{
+    hp_location *loc = t->loc;
+    /* else measurement ended meanwhile: finalize closed the frames */
+    if (loc != NULL && !hp_location_ignores_events(loc)) {
+        hp_location_enter_core(loc);
+        hp__omp_leave_to(loc, t->depth, t->dropped);
+        hp_location_leave_core(loc);
+    }
+    hp__tls_runtime_calls = t->runtime_calls;
+}

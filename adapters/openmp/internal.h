@@ -51,14 +51,20 @@ static inline hp_location *hp__omp_location(void)
 /* What a team thread needs of the fork that started its team. */
 typedef struct hp_omp_fork {
     hp_region *region;   /* "!$omp parallel @file:line" */
+    uintptr_t code;      /* its outlined function */
     hp_location *forker; /* the thread that forked the team */
     hp_cct_node *path;   /* its current node then; NULL when it had none (budget) */
+    uint64_t path_depth; /* > 0: the forker's depth with the frame of a path that sampling
+                            unwound for the fork (hp_event_push_path), until fork_end */
 } hp_omp_fork;
 
 /* Fills f for a fork, from the calling thread, of the parallel region whose code is at
  * addr (its outlined function). False when the region is not measured: the caller then
  * forks the outlined function itself. */
 bool hp__omp_fork_begin(hp_omp_fork *f, uintptr_t addr);
+
+/* After the runtime's fork returned, in the forking thread, when fork_begin was true. */
+void hp__omp_fork_end(const hp_omp_fork *f);
 
 /* A team thread's state between entering the region and leaving it. */
 typedef struct hp_omp_team {

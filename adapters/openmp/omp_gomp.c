@@ -111,10 +111,12 @@ void GOMP_parallel(outlined_fn fn, void *data, unsigned num_threads, unsigned fl
     }
     fork_record rec;
     hp_runtime_call_begin(); /* the threads libgomp creates and joins are its own */
-    if (fork_begin(&rec, fn, data))
+    if (fork_begin(&rec, fn, data)) {
         real(team_thread, &rec, num_threads, flags);
-    else
+        hp__omp_fork_end(&rec.fork);
+    } else {
         real(fn, data, num_threads, flags);
+    }
     hp_runtime_call_end();
 }
 
@@ -128,10 +130,12 @@ void GOMP_parallel_sections(outlined_fn fn, void *data, unsigned num_threads, un
     }
     fork_record rec;
     hp_runtime_call_begin(); /* the threads libgomp creates and joins are its own */
-    if (fork_begin(&rec, fn, data))
+    if (fork_begin(&rec, fn, data)) {
         real(team_thread, &rec, num_threads, count, flags);
-    else
+        hp__omp_fork_end(&rec.fork);
+    } else {
         real(fn, data, num_threads, count, flags);
+    }
     hp_runtime_call_end();
 }
 
@@ -149,10 +153,12 @@ void GOMP_parallel_sections(outlined_fn fn, void *data, unsigned num_threads, un
         }                                                                                  \
         fork_record rec;                                                                   \
         hp_runtime_call_begin(); /* the threads libgomp creates and joins are its own */   \
-        if (fork_begin(&rec, fn, data))                                                    \
+        if (fork_begin(&rec, fn, data)) {                                                  \
             real(team_thread, &rec, num_threads, start, end, incr, chunk, flags);          \
-        else                                                                               \
+            hp__omp_fork_end(&rec.fork);                                                   \
+        } else {                                                                           \
             real(fn, data, num_threads, start, end, incr, chunk, flags);                   \
+        }                                                                                  \
         hp_runtime_call_end();                                                             \
     }
 
@@ -169,10 +175,12 @@ void GOMP_parallel_sections(outlined_fn fn, void *data, unsigned num_threads, un
         }                                                                                  \
         fork_record rec;                                                                   \
         hp_runtime_call_begin(); /* the threads libgomp creates and joins are its own */   \
-        if (fork_begin(&rec, fn, data))                                                    \
+        if (fork_begin(&rec, fn, data)) {                                                  \
             real(team_thread, &rec, num_threads, start, end, incr, flags);                 \
-        else                                                                               \
+            hp__omp_fork_end(&rec.fork);                                                   \
+        } else {                                                                           \
             real(fn, data, num_threads, start, end, incr, flags);                          \
+        }                                                                                  \
         hp_runtime_call_end();                                                             \
     }
 

@@ -126,10 +126,12 @@ void __kmpc_fork_call(kmp_ident *loc, int32_t argc, kmpc_micro fn, ...)
     for (int32_t i = 0; i < argc; i++)
         rec.args[i] = va_arg(ap, void *);
     va_end(ap);
-    if (hp__omp_fork_begin(&rec.fork, (uintptr_t)fn))
+    if (hp__omp_fork_begin(&rec.fork, (uintptr_t)fn)) {
         real(loc, 1, (kmpc_micro)(void (*)(void))team_thread, &rec);
-    else
+        hp__omp_fork_end(&rec.fork);
+    } else {
         ((fork_fixed)(void (*)(void))real)(loc, argc, fn, A64(rec.args));
+    }
     hp_runtime_call_end();
 }
 

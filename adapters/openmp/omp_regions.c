@@ -29,15 +29,17 @@ typedef struct site {
 static const struct {
     const char *name;
     const char *role; /* Score-P's region type names */
+    bool wait;        /* the runtime's code, waiting: samples stay with the region (the
+                         tasks run meanwhile are regions of their own) */
 } kinds[HP_OMP_KINDS] = {
-    [HP_OMP_PARALLEL] = { "!$omp parallel", "parallel" },
-    [HP_OMP_BARRIER] = { "!$omp barrier", "barrier" },
-    [HP_OMP_CRITICAL] = { "!$omp critical", "critical" },
-    [HP_OMP_CRITICAL_SBLOCK] = { "!$omp critical sblock", "critical sblock" },
-    [HP_OMP_IMPLICIT_BARRIER] = { "!$omp implicit barrier", "implicit barrier" },
-    [HP_OMP_TASK] = { "!$omp task", "task" },
-    [HP_OMP_TASKWAIT] = { "!$omp taskwait", "task wait" },
-    [HP_OMP_TASKGROUP] = { "!$omp taskgroup", "task wait" },
+    [HP_OMP_PARALLEL] = { "!$omp parallel", "parallel", false },
+    [HP_OMP_BARRIER] = { "!$omp barrier", "barrier", true },
+    [HP_OMP_CRITICAL] = { "!$omp critical", "critical", true },
+    [HP_OMP_CRITICAL_SBLOCK] = { "!$omp critical sblock", "critical sblock", false },
+    [HP_OMP_IMPLICIT_BARRIER] = { "!$omp implicit barrier", "implicit barrier", true },
+    [HP_OMP_TASK] = { "!$omp task", "task", false },
+    [HP_OMP_TASKWAIT] = { "!$omp taskwait", "task wait", true },
+    [HP_OMP_TASKGROUP] = { "!$omp taskgroup", "task wait", true },
 };
 
 static site sites[HP_OMP_KINDS][SITE_CAPACITY];
@@ -69,23 +71,35 @@ static site *site_probe(hp_omp_kind kind, uintptr_t addr)
     }
 }
 
+static hp_region *define_kind(hp_omp_kind kind, const char *name, const char *file, int line)
+{
+    hp_region *r = hp_region_define(name, file, line, HP_PARADIGM_OPENMP, kinds[kind].role);
+    if (r != NULL)
+        r->opaque = kinds[kind].wait;
+    return r;
+}
+
+/* The region of kind for the sites without file:line (caller holds site_lock). */
+static hp_region *shared_kind(hp_omp_kind kind)
+{
+    if (shared_region[kind] == NULL)
+        shared_region[kind] = define_kind(kind, kinds[kind].name, "", -1);
+    return shared_region[kind];
+}
+
 /* "!$omp parallel @heat.c:42", or the bare construct name when the line is unknown
  * (caller holds site_lock). */
 static hp_region *define_site(hp_omp_kind kind, uintptr_t addr)
 {
     char file[512];
     int line;
-    if (hp_region_code_line(addr, file, sizeof(file), &line) < 0) {
-        if (shared_region[kind] == NULL)
-            shared_region[kind] = hp_region_define(kinds[kind].name, "", -1,
-                                                   HP_PARADIGM_OPENMP, kinds[kind].role);
-        return shared_region[kind];
-    }
+    if (hp_region_code_line(addr, file, sizeof(file), &line) < 0)
+        return shared_kind(kind);
     const char *base = strrchr(file, '/');
     char name[600];
     snprintf(name, sizeof(name), "%s @%s:%d", kinds[kind].name, base != NULL ? base + 1 : file,
              line);
-    return hp_region_define(name, file, line, HP_PARADIGM_OPENMP, kinds[kind].role);
+    return define_kind(kind, name, file, line);
 }
 
 static HP_COLD hp_region *site_define(hp_location *loc, hp_omp_kind kind, uintptr_t addr)
@@ -98,10 +112,7 @@ static HP_COLD hp_region *site_define(hp_location *loc, hp_omp_kind kind, uintpt
     if (atomic_load_explicit(&s->key, memory_order_relaxed) == 0) {
         if ((used[kind] + 1) * 2 > SITE_CAPACITY) {
             /* full enough: a shared region, not remembered, so no slot is taken */
-            if (shared_region[kind] == NULL)
-                shared_region[kind] = hp_region_define(kinds[kind].name, "", -1,
-                                                       HP_PARADIGM_OPENMP, kinds[kind].role);
-            r = shared_region[kind];
+            r = shared_kind(kind);
         } else if ((r = define_site(kind, addr)) != NULL) {
             s->region = r;
             atomic_store_explicit(&s->key, addr, memory_order_release);

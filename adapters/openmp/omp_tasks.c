@@ -66,7 +66,9 @@ static void run_task(void *arg)
     }
     uint64_t depth = loc->depth, dropped = loc->dropped_depth;
     hp_location_enter_core(loc);
-    hp_event_enter(loc, h->region, hp__omp_frame_addr(HP_OMP_TASK));
+    /* the task function's address, as for a parallel region (omp_team.c): a sample in
+       the task stops there */
+    hp_event_enter(loc, h->region, (uintptr_t)fn);
     hp_location_leave_core(loc);
     fn(data);
     if (hp_location_ignores_events(loc))

@@ -15,6 +15,7 @@
 
 #include "adapters/openmp/internal.h"
 #include "measurement/core/event.h"
+#include "measurement/sampling/sampling.h"
 
 /* name in the runtime library soname, loaded on first use and kept in *handle, when the
  * program was linked without it: its only references to the runtime were calls that we
@@ -51,6 +52,22 @@ static void enter_frame(hp_location *loc, hp_region *r, uintptr_t addr, bool vis
 
 enum { PATH_CHUNK = 32 };
 
+/* The frame address of path regions that sampling found and that have no number yet
+ * (placeholders, named at the end): their frames write no trace events, at enter or
+ * leave, since a trace event needs the region's number. */
+static const char unnumbered_tag;
+
+static void enter_path_frame(hp_location *loc, hp_region *r)
+{
+    if (likely(r->id != UINT32_MAX) || !loc->tracing) {
+        enter_frame(loc, r, hp__omp_frame_addr(HP_OMP_PARALLEL), false);
+        return;
+    }
+    loc->tracing = false; /* inside the core: no sample writes meanwhile */
+    enter_frame(loc, r, (uintptr_t)&unnumbered_tag, false);
+    loc->tracing = true;
+}
+
 /* Enters the regions from the root's child down to node, outermost first. The path is
  * read in chunks from the innermost end; a path deeper than a chunk recurses once per
  * chunk, so any depth works with a small stack. The forking thread's nodes are only
@@ -64,18 +81,41 @@ static void enter_path(hp_location *loc, const hp_cct_node *node)
     if (node != NULL && node->parent != NULL)
         enter_path(loc, node);
     while (n > 0)
-        enter_frame(loc, chunk[--n], hp__omp_frame_addr(HP_OMP_PARALLEL), false);
+        enter_path_frame(loc, chunk[--n]);
 }
 
 void hp__omp_leave_to(hp_location *loc, uint64_t depth, uint64_t dropped)
 {
     uint64_t now = hp_timer_now();
-    while (loc->depth > depth)
+    bool tracing = loc->tracing;
+    while (loc->depth > depth) {
+        loc->tracing = tracing && loc->sp[-1].addr != (uintptr_t)&unnumbered_tag;
         hp_event_pop(loc, now);
+    }
+    loc->tracing = tracing;
     /* after the pops: leaving a selected subtree (HP_SELECT_SUBTREES) restores the enters
        switched off outside it, which include the forking path's */
     if (loc->dropped_depth > dropped)
         loc->dropped_depth = dropped;
+}
+
+/* With sampling, the functions between the innermost measured frame and the fork (all
+ * of them under hp-run and --nocompiler, filtered ones otherwise) are unwound, as for an
+ * MPI call, so that the region sits where the program forked it in every team thread.
+ * The forking thread keeps that path open with a frame of its own until the fork ends. */
+static void unwind_fork_path(hp_location *loc, hp_omp_fork *f)
+{
+    hp_location_enter_core(loc);
+    uintptr_t innermost;
+    hp_cct_node *leaf = hp_sampling_unwind_path(loc, &innermost);
+    if (leaf != NULL && leaf != loc->current) {
+        hp_sampling_interval_to(loc, leaf); /* the time before the fork */
+        if (hp_event_push_path(loc, leaf, innermost)) {
+            f->path = leaf;
+            f->path_depth = loc->depth;
+        }
+    }
+    hp_location_leave_core(loc);
 }
 
 bool hp__omp_fork_begin(hp_omp_fork *f, uintptr_t addr)
@@ -86,8 +126,24 @@ bool hp__omp_fork_begin(hp_omp_fork *f, uintptr_t addr)
     hp_region *r = hp__omp_region(loc, HP_OMP_PARALLEL, addr);
     if (r == NULL)
         return false;
-    *f = (hp_omp_fork){ r, loc, loc->current };
+    *f = (hp_omp_fork){ .region = r, .code = addr, .forker = loc, .path = loc->current };
+    if (unlikely(loc->sampling != NULL) && loc->current != NULL && !hp_location_switched_off(loc))
+        unwind_fork_path(loc, f);
     return true;
+}
+
+void hp__omp_fork_end(const hp_omp_fork *f)
+{
+    hp_location *loc = f->forker;
+    if (likely(f->path_depth == 0) || hp_location_ignores_events(loc))
+        return;
+    hp_location_enter_core(loc);
+    if (loc->depth >= f->path_depth) { /* else the frame was closed for us (finalize) */
+        hp__omp_leave_to(loc, f->path_depth, loc->dropped_depth);
+        hp_event_pop_path(loc, hp_timer_now());
+        hp_sampling_interval_restart(loc);
+    }
+    hp_location_leave_core(loc);
 }
 
 void hp__omp_team_begin(hp_omp_team *t, const hp_omp_fork *f)
@@ -103,7 +159,9 @@ void hp__omp_team_begin(hp_omp_team *t, const hp_omp_fork *f)
     hp_location_enter_core(loc);
     if (loc != f->forker)
         enter_path(loc, f->path);
-    hp_event_enter(loc, f->region, hp__omp_frame_addr(HP_OMP_PARALLEL));
+    /* the outlined function's address: a sample below it stops there (the region is that
+       function), and no exit hook has it (outlined functions are not measured) */
+    hp_event_enter(loc, f->region, f->code);
     hp_location_leave_core(loc);
 }
 

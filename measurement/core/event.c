@@ -104,6 +104,29 @@ hp_frame *hp__event_enter_slow(hp_location *loc, hp_region *r, uintptr_t addr)
     return f;
 }
 
+bool hp_event_push_path(hp_location *loc, hp_cct_node *leaf, uintptr_t addr)
+{
+    if (loc->depth >= loc->depth_cap)
+        return false;
+    hp_frame *f = loc->sp;
+    if (f == loc->stack_limit && (f = hp__location_stack_grow(loc)) == NULL)
+        return false;
+    *f = (hp_frame){ .addr = addr, .node = NULL, .parent = loc->current };
+    loc->sp = f + 1;
+    if (++loc->depth > loc->max_depth)
+        loc->max_depth = loc->depth;
+    loc->current = leaf;
+    f->start = hp_timer_now(); /* never HP_FRAME_FOLDED (0): the clock started long ago */
+    return true;
+}
+
+void hp_event_pop_path(hp_location *loc, uint64_t now)
+{
+    const hp_frame *f = &loc->sp[-1];
+    hp_cct_path_add(loc->current, f->parent, now - f->start);
+    hp_event_pop(loc, now); /* no node: back to the node before */
+}
+
 /* Number of frames from the top down to and including the innermost frame of addr,
  * or 0 when addr is not on the stack. */
 static uint64_t frames_down_to(const hp_location *loc, uintptr_t addr)

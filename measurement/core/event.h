@@ -77,6 +77,17 @@ static inline void hp_event_pop(hp_location *loc, uint64_t now)
         hp__location_stack_bottom(loc);
 }
 
+/* A call path that sampling unwound above a runtime call (an OpenMP fork) and that
+ * stays open while the call runs: pushes a frame without a node and makes leaf the
+ * current node. The frame's addr is the innermost unwound function's start, so that a
+ * sample taken meanwhile stops there instead of unwinding the path again below leaf.
+ * False (nothing changed) beyond HP_PROFILING_MAX_DEPTH or the budget (cold). */
+bool hp_event_push_path(hp_location *loc, hp_cct_node *leaf, uintptr_t addr);
+
+/* Pops that frame, now the innermost, with loc->current its leaf again: the call's time
+ * goes to the inclusive time of the path's nodes, as an MPI call's does (cold). */
+void hp_event_pop_path(hp_location *loc, uint64_t now);
+
 /* True when addr is the innermost open frame, so that the exit is a plain pop. */
 static inline bool hp_event_exit_matches(const hp_location *loc, uintptr_t addr)
 {

@@ -41,6 +41,8 @@ typedef struct hp_region {
     const char *role; /* HP_ROLE_* or another Score-P role, a static string */
     bool demoted;     /* switched off by the overhead budget (overhead.h) */
     uint8_t subtree;  /* HP_SUBTREE_* (subtree.h): starts or ends measured subtrees */
+    bool opaque;      /* a wait inside a runtime (an OpenMP barrier): a sample there stays
+                         with it, nothing below is unwound; set before first use */
 } hp_region;
 
 /* Stands for "this address is filtered out" in the registry and the location caches. */

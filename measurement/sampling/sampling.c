@@ -188,19 +188,30 @@ static path_result place(hp_location *loc, hp_unwind_status status, const hp_unw
     return PATH_ADDED;
 }
 
-hp_cct_node *hp_sampling_call_path(hp_location *loc)
+hp_cct_node *hp_sampling_unwind_path(hp_location *loc, uintptr_t *innermost)
 {
     struct hp_sampling *s = loc->sampling;
+    *innermost = 0;
     if (s == NULL || loc->current == NULL)
         return loc->current;
     uintptr_t starts[MAX_STOPS];
     hp_unwind_stop stop = { starts, stop_addresses(loc, starts), 0 };
     size_t count;
     hp_unwind_status status = hp_unwind_here(s->unwinder, &stop, s->frames, MAX_FRAMES, &count);
-    s->stats.mpi_unwinds++;
     hp_cct_node *leaf;
-    place(loc, status, &stop, count, &leaf);
+    /* attach_path took the frames from the outermost in, prev_count of them (fewer when
+       the budget ended the path) */
+    if (place(loc, status, &stop, count, &leaf) == PATH_ADDED && leaf != loc->current)
+        *innermost = s->frames[count - s->prev_count].start;
     return leaf;
+}
+
+hp_cct_node *hp_sampling_call_path(hp_location *loc)
+{
+    if (loc->sampling != NULL && loc->current != NULL)
+        loc->sampling->stats.mpi_unwinds++;
+    uintptr_t innermost;
+    return hp_sampling_unwind_path(loc, &innermost);
 }
 
 /* ---- the signal handler -------------------------------------------------------------- */
@@ -217,6 +228,37 @@ static uint64_t effective_interval(hp_location *loc, uint64_t now)
     uint64_t bucket = s->interval_ticks > 0 ? ticks * 10 / s->interval_ticks : 0;
     s->stats.histogram[bucket < HP_SAMPLING_BUCKETS ? bucket : HP_SAMPLING_BUCKETS - 1]++;
     return ticks;
+}
+
+void hp_sampling_interval_to(hp_location *loc, hp_cct_node *leaf)
+{
+    struct hp_sampling *s = loc->sampling;
+    uint64_t now = hp_timer_now();
+    uint64_t mpi = loc->mpi_ticks - s->mpi_at_last;
+    uint64_t span = now - s->last_ticks;
+    hp_cct_path_add(leaf, loc->current, span > mpi ? span - mpi : 0);
+    s->last_ticks = now;
+    s->mpi_at_last = loc->mpi_ticks;
+}
+
+void hp_sampling_interval_restart(hp_location *loc)
+{
+    struct hp_sampling *s = loc->sampling;
+    s->last_ticks = hp_timer_now();
+    s->mpi_at_last = loc->mpi_ticks;
+}
+
+/* Unwinds the interrupted context down to the innermost measured frame and places the
+ * frames below loc->current: *leaf. */
+static path_result sample_path(hp_location *loc, void *ucontext, hp_cct_node **leaf)
+{
+    struct hp_sampling *s = loc->sampling;
+    uintptr_t starts[MAX_STOPS];
+    hp_unwind_stop stop = { starts, stop_addresses(loc, starts), 0 };
+    size_t count;
+    hp_unwind_status status = hp_unwind_signal(s->unwinder, ucontext, &stop, s->frames,
+                                               MAX_FRAMES, &count);
+    return place(loc, status, &stop, count, leaf);
 }
 
 /* A sample that is not unwound. With function hooks on the stack, its interval is spent
@@ -255,14 +297,13 @@ static void take_sample(hp_location *loc, void *ucontext)
     /* In switched-off code (subtree.h) nothing is unwound: the current region, the
      * excluded one or the root, has the time in its own already. */
     if (loc->current != NULL && !hp_location_switched_off(loc)) {
-        uintptr_t starts[MAX_STOPS];
-        hp_unwind_stop stop = { starts, stop_addresses(loc, starts), 0 };
-        size_t count;
-        hp_unwind_status status = hp_unwind_signal(s->unwinder, ucontext, &stop, s->frames,
-                                                   MAX_FRAMES, &count);
-        hp_cct_node *leaf;
-        if (place(loc, status, &stop, count, &leaf) == PATH_ADDED)
+        hp_cct_node *leaf = loc->current;
+        if (leaf->region->opaque) { /* inside the runtime's wait: nothing of the program */
+            s->fresh = 0;
             s->stats.attributed++;
+        } else if (sample_path(loc, ucontext, &leaf) == PATH_ADDED) {
+            s->stats.attributed++;
+        }
         hp_cct_path_add(leaf, loc->current, weight);
         /* OTF2's unwind distance: the frames newly entered since the previous sample,
          * and the one below them that made progress (the leaf when nothing is new). */

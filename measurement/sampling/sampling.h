@@ -83,6 +83,20 @@ void hp_sampling_thread_end(struct hp_location *loc);
  * UNWIND FAILED node when the unwind failed). */
 hp_cct_node *hp_sampling_call_path(struct hp_location *loc);
 
+/* The same for another runtime call (an OpenMP fork), not counted as an MPI unwind;
+ * *innermost receives the start address of the innermost function of the path added
+ * below loc->current, or 0 when none was added (nothing below it, a failed unwind). */
+hp_cct_node *hp_sampling_unwind_path(struct hp_location *loc, uintptr_t *innermost);
+
+/* Such a call is measured from now until it returns, and its measured time goes to the
+ * unwound path (OpenMP's fork: the region and the time around it). Inside the core, on
+ * loc's thread: hp_sampling_interval_to ends the current sampling interval now, as a
+ * sample at leaf would (its path below loc->current gets it); hp_sampling_interval_restart,
+ * when the call returns, starts the next one then, dropping the time since the call's
+ * last sample, which its measured time holds. */
+void hp_sampling_interval_to(struct hp_location *loc, hp_cct_node *leaf);
+void hp_sampling_interval_restart(struct hp_location *loc);
+
 /* HP_TRACE_ADAPTIVE (trace_bins.h): the location's trace buffer halved its sampling
  * frequency; re-arms its timer with period_ns. Called from the signal handler, at most
  * once per halving (timer_settime is async-signal-safe). trace_buffer is the location's

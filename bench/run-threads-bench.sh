@@ -10,7 +10,9 @@
 #            one instrumented function) plain, HP_THREAD_LOCATIONS=reuse and =each
 #   openmp   bench-omp.c (20000 parallel regions of 2 threads one after another, each
 #            thread calling one instrumented function) plain and with hp-instrument, with
-#            gcc (libgomp) and, when clang -fopenmp works, with clang (LLVM's libomp)
+#            gcc (libgomp) and, when clang -fopenmp works, with clang (LLVM's libomp); and
+#            built with hp-instrument --nocompiler (sampled at 1 kHz: each fork unwinds
+#            the forking path)
 # Each variant runs REPS times, interleaved; the minimum counts. Prints a table, then
 # one `bench: name=value` line per figure.
 #
@@ -56,6 +58,7 @@ build "$CC" -O2 -g -pthread -o threads-plain "$BENCHDIR/bench-threads.c"
 build "$INSTRUMENT" "$CC" -O2 -pthread -o threads-core "$BENCHDIR/bench-threads.c"
 build "$CC" -O2 -g -fopenmp -o omp-plain "$BENCHDIR/bench-omp.c"
 build "$INSTRUMENT" "$CC" -O2 -fopenmp -o omp-core "$BENCHDIR/bench-omp.c"
+build "$INSTRUMENT" --nocompiler "$CC" -O2 -fopenmp -o omp-nc "$BENCHDIR/bench-omp.c"
 LIBOMP=no
 if command -v clang >/dev/null 2>&1 &&
     clang -O2 -g -fopenmp -o omp-kplain "$BENCHDIR/bench-omp.c" 2>/dev/null; then
@@ -81,6 +84,7 @@ run() {
         teach) out=$(env "$e" HP_THREAD_LOCATIONS=each ./threads-core "$T") ;;
         oplain) out=$(./omp-plain "$R") ;;
         ocore) out=$(env "$e" ./omp-core "$R") ;;
+        onc) out=$(env "$e" ./omp-nc "$R") ;;
         kplain) out=$(./omp-kplain "$R") ;;
         kcore) out=$(env "$e" ./omp-kcore "$R") ;;
     esac || die "$1 run failed (exit status $?)"
@@ -92,7 +96,7 @@ run() {
 }
 
 VARIANTS="plain unfiltered allfiltered excluded alloff selected cygfiltered cygoff"
-VARIANTS="$VARIANTS tplain treuse teach oplain ocore"
+VARIANTS="$VARIANTS tplain treuse teach oplain ocore onc"
 [ "$LIBOMP" = no ] || VARIANTS="$VARIANTS kplain kcore"
 for v in $VARIANTS; do eval "min_$v=''"; done
 r=0
@@ -128,8 +132,10 @@ printf '  %-46s %8s\n' "plain" "$(per "$min_tplain" 0 $((T * 1000)))" \
     "HP_THREAD_LOCATIONS=each" "$(per "$min_teach" 0 $((T * 1000)))"
 op=$(per "$min_oplain" 0 "$R")
 oc=$(per "$min_ocore" 0 "$R")
+onc=$(per "$min_onc" 0 "$R")
 printf '%-48s %8s\n' "openmp ($R parallel regions of 2 threads, ns each)" ""
-printf '  %-46s %8s\n' "plain" "$op" "hp-instrument" "$oc"
+printf '  %-46s %8s\n' "plain" "$op" "hp-instrument" "$oc" \
+    "hp-instrument --nocompiler (fork unwound)" "$onc"
 if [ "$LIBOMP" = yes ]; then
     kp=$(per "$min_kplain" 0 "$R")
     kc=$(per "$min_kcore" 0 "$R")
@@ -152,6 +158,8 @@ echo "bench: thread_each_over_plain=$(ratio "$te" "$tp")"
 echo "bench: omp_region_plain_ns=$op"
 echo "bench: omp_region_ns=$oc"
 echo "bench: omp_region_over_plain=$(ratio "$oc" "$op")"
+echo "bench: omp_region_nocompiler_ns=$onc"
+echo "bench: omp_region_nocompiler_over_plain=$(ratio "$onc" "$op")"
 if [ "$LIBOMP" = yes ]; then
     echo "bench: libomp_region_plain_ns=$kp"
     echo "bench: libomp_region_ns=$kc"

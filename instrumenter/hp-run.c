@@ -6,7 +6,9 @@
  * environment on to the ranks. In the ranks, our MPI_* definitions come first and reach
  * MPI through the next definition (dlsym(RTLD_NEXT)), not through PMPI_*, so a PMPI
  * tool can still be used at the same time. Processes that never initialize MPI (mpiexec
- * itself, its proxies) write nothing.
+ * itself, its proxies) write nothing, except the program itself when the command is the
+ * program (`hp-run ./app`: not a launcher, not a script): hp-run sets HP_RUN_PROGRAM=1,
+ * and that process is measured from its start whether or not it uses MPI.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -33,9 +35,10 @@ static void print_usage(FILE *out)
 {
     fprintf(out,
             "usage: " PROG " [options] <command> [args...]\n\n"
-            "Runs <command> with the MPI measurement preloaded, for MPI programs that were\n"
+            "Runs <command> with the MPI measurement preloaded, for programs that were\n"
             "not built with hp-instrument, e.g.\n\n"
-            "  " PROG " mpiexec -n 4 ./app\n\n"
+            "  " PROG " mpiexec -n 4 ./app     (every MPI process)\n"
+            "  " PROG " ./app                  (the program itself, MPI or not)\n\n"
             "MPI calls are measured (time, visits, bytes), the rest is sampled (1000 Hz\n"
             "unless HP_SAMPLING_FREQUENCY is set), and the call-path profile is written to\n"
             "one experiment directory per job, as with hp-instrument; HP_* variables apply\n"
@@ -82,6 +85,61 @@ static int parse_options(int argc, char **argv, unsigned *flags)
     return i;
 }
 
+/* MPI launchers and batch-system starters: the command starts the program elsewhere. */
+static bool is_launcher(const char *command)
+{
+    static const char *const names[] = { "mpiexec", "mpirun", "orterun", "prterun", "srun",
+                                         "aprun", "jsrun", "flux", "ibrun", "poe", "lrun",
+                                         "charmrun" };
+    const char *base = strrchr(command, '/');
+    base = base != NULL ? base + 1 : command;
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        size_t n = strlen(names[i]);
+        /* also the suffixed names: mpiexec.hydra, mpirun.openmpi */
+        if (strncmp(base, names[i], n) == 0 && (base[n] == '\0' || base[n] == '.'))
+            return true;
+    }
+    return false;
+}
+
+/* The file execvp runs for command (searched in PATH when it has no '/'), malloc'd, or
+ * NULL when there is none. */
+static char *command_path(const char *command)
+{
+    if (strchr(command, '/') != NULL)
+        return hp_concat(command, "");
+    for (const char *d = getenv("PATH"); d != NULL;) {
+        const char *end = strchr(d, ':');
+        size_t len = end != NULL ? (size_t)(end - d) : strlen(d);
+        char *dir = len > 0 ? strndup(d, len) : strdup("."); /* empty: the current one */
+        char *slash = dir != NULL ? hp_concat(dir, "/") : NULL;
+        char *candidate = slash != NULL ? hp_concat(slash, command) : NULL;
+        free(dir);
+        free(slash);
+        if (candidate != NULL && access(candidate, X_OK) == 0)
+            return candidate;
+        free(candidate);
+        d = end != NULL ? end + 1 : NULL;
+    }
+    return NULL;
+}
+
+/* True when the file that runs as command starts with "#!": its interpreter, not the
+ * command, would take HP_RUN_PROGRAM. */
+static bool is_script(const char *command)
+{
+    char *path = command_path(command);
+    char magic[2] = { 0, 0 };
+    FILE *f = path != NULL ? fopen(path, "rb") : NULL;
+    if (f != NULL) {
+        if (fread(magic, 1, 2, f) != 2)
+            magic[0] = 0;
+        fclose(f);
+    }
+    free(path);
+    return magic[0] == '#' && magic[1] == '!';
+}
+
 /* "LD_PRELOAD" value: our library first, then whatever was preloaded already. */
 static char *preload_value(const char *library)
 {
@@ -98,10 +156,12 @@ static char *preload_value(const char *library)
  * (an HP_SAMPLING_FREQUENCY the user set, including 0, stays). */
 #define DEFAULT_SAMPLING_HZ "1000"
 
-static void print_command(FILE *out, const char *preload, char **command)
+static void print_command(FILE *out, const char *preload, bool program, char **command)
 {
     if (getenv("HP_SAMPLING_FREQUENCY") == NULL)
         fprintf(out, "HP_SAMPLING_FREQUENCY=" DEFAULT_SAMPLING_HZ " ");
+    if (program)
+        fprintf(out, "HP_RUN_PROGRAM=1 ");
     fprintf(out, "LD_PRELOAD=%s", preload);
     for (char **word = command; *word != NULL; word++)
         fprintf(out, " %s", *word);
@@ -129,12 +189,14 @@ int main(int argc, char **argv)
         status = 1;
         goto out;
     }
+    bool program = !is_launcher(argv[first]) && !is_script(argv[first]);
     if (flags & (OPT_DRY_RUN | OPT_VERBOSE))
-        print_command(flags & OPT_DRY_RUN ? stdout : stderr, preload, argv + first);
+        print_command(flags & OPT_DRY_RUN ? stdout : stderr, preload, program, argv + first);
     if (flags & OPT_DRY_RUN)
         goto out;
     if (setenv("LD_PRELOAD", preload, 1) != 0 ||
-        setenv("HP_SAMPLING_FREQUENCY", DEFAULT_SAMPLING_HZ, 0) != 0) {
+        setenv("HP_SAMPLING_FREQUENCY", DEFAULT_SAMPLING_HZ, 0) != 0 ||
+        (program && setenv("HP_RUN_PROGRAM", "1", 1) != 0)) {
         perror(PROG ": setenv");
         status = 1;
         goto out;

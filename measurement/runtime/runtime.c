@@ -102,6 +102,22 @@ extern const int hp_nocompiler_build __attribute__((weak));
 
 enum { DEFAULT_NOCOMPILER_HZ = 1000 };
 
+/* hp-run sets HP_RUN_PROGRAM=1 when its command is the program itself, not a launcher
+ * or a script: the process that loads us with it is measured from its start, and writes
+ * its experiment at exit whether or not it initializes MPI (a threaded or OpenMP program
+ * without MPI). The variable is taken out of the environment at once, so that the
+ * processes the program starts are measured as MPI processes only. */
+static bool run_program;
+
+static void take_run_program(void)
+{
+    const char *v = getenv("HP_RUN_PROGRAM");
+    if (v == NULL)
+        return;
+    run_program = strcmp(v, "1") == 0;
+    unsetenv("HP_RUN_PROGRAM");
+}
+
 /* Sampling starts here, before the master thread's location (and its timer) exists. */
 static void start_sampling(void)
 {
@@ -113,7 +129,8 @@ static void start_sampling(void)
     if (hz > 0 && hp_sampling_setup(hz) < 0)
         hp_cfg.sampling_frequency = 0;
 #ifdef HP_MPI_PRELOAD
-    hp_sampling_defer(); /* launchers load us too: sample only MPI processes */
+    if (!run_program)
+        hp_sampling_defer(); /* launchers load us too: sample only MPI processes */
 #endif
 }
 
@@ -148,6 +165,7 @@ extern const int hp_configure_probe __attribute__((weak));
 /* Returns the state to enter: running, or disabled when something is missing. */
 static int start_measurement(void)
 {
+    take_run_program();
     if (&hp_configure_probe != NULL)
         return STATE_DISABLED;
     load_configuration();
@@ -270,5 +288,5 @@ void hp_runtime_set_mpi_probe(int (*probe)(void))
 
 void hp_runtime_require_mpi(void)
 {
-    mpi_required = true;
+    mpi_required = !run_program;
 }

@@ -33,7 +33,8 @@ bool hp_runtime_running(void);
 bool hp_runtime_stop(void);
 
 /* Write an experiment only if this process initializes MPI (hp-run preloads the
- * measurement into mpiexec and its helpers too, which must leave nothing behind). */
+ * measurement into mpiexec and its helpers too, which must leave nothing behind),
+ * unless hp-run named this process as its program (HP_RUN_PROGRAM=1). */
 void hp_runtime_require_mpi(void);
 
 /* Set by the MPI adapter: returns this process's MPI rank when MPI was initialized

@@ -79,8 +79,12 @@ static const config_var config_vars[] = {
       "With tracing: true keeps the whole run in the trace buffer without flushing: the "
       "buffer is cut into bins, samples are stored by level, and when it is full every "
       "second sample is dropped and the sampling frequency halved; region events beyond "
-      "half of the buffer are thinned to MPI events. false: a full buffer is flushed to "
-      "a file (marked in the trace). See doc/tracing.md." },
+      "their share of the buffer (HP_TRACE_EVENT_SHARE) are thinned to MPI events. false: "
+      "a full buffer is flushed to a file (marked in the trace). See doc/tracing.md." },
+    { "HP_TRACE_EVENT_SHARE", VAR_UINT, "50", FIELD(trace_event_share),
+      "With HP_TRACE_ADAPTIVE=true: the percentage of the trace buffer that region events "
+      "fill before they are thinned to MPI events (1 to 100); the rest is kept for samples. "
+      "See doc/tracing.md." },
     { "HP_TIMER", VAR_CHOICE, "tsc", FIELD(timer),
       "Timer: tsc (the CPU's invariant time-stamp counter; falls back to monotonic when the "
       "CPU has none) or monotonic (clock_gettime)." },
@@ -328,6 +332,9 @@ static const char *check_range(const config_var *v)
     if (strcmp(v->name, "HP_TRACE_BUFFER") == 0 && hp_cfg.trace_buffer != 0 &&
         (hp_cfg.trace_buffer < 256 * 1024 || hp_cfg.trace_buffer > hp_cfg.total_memory / 2))
         return "0 (a quarter of HP_TOTAL_MEMORY), or from 256K up to half of HP_TOTAL_MEMORY";
+    if (strcmp(v->name, "HP_TRACE_EVENT_SHARE") == 0 &&
+        (hp_cfg.trace_event_share < 1 || hp_cfg.trace_event_share > 100))
+        return "1 up to 100 (percent of the trace buffer)";
     if (strcmp(v->name, "HP_SAMPLING_FREQUENCY") == 0 && hp_cfg.sampling_frequency > 20000)
         return "0 (off) up to 20000 Hz";
     if (strcmp(v->name, "HP_OVERHEAD_BUDGET") == 0 && hp_cfg.overhead_budget > 100)

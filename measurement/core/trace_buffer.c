@@ -26,6 +26,7 @@ static hp_region *flush_region;
 static _Atomic unsigned spill_serial;
 static uint64_t adaptive_bytes;  /* > 0: HP_TRACE_ADAPTIVE, each location's buffer */
 static uint64_t adaptive_period; /* ns between samples at the start frequency */
+static unsigned event_share;     /* percent, 0 = trace_bins.h's default */
 static unsigned sample_slots = 1;
 static hp_trace_rearm_fn *sample_rearm;
 
@@ -47,6 +48,11 @@ void hp_trace_set_buffer(uint64_t bytes, bool adaptive, uint64_t start_period)
     if (adaptive)
         adaptive_bytes = bytes != 0 ? bytes : chunk_limit * HP_PAGE_SIZE;
     adaptive_period = start_period;
+}
+
+void hp_trace_set_event_share(unsigned percent)
+{
+    event_share = percent;
 }
 
 bool hp_trace_adaptive(void)
@@ -188,8 +194,8 @@ static bool bins_ready(hp_trace_buffer *b)
     if (b->first != NULL) /* already flushing */
         return false;
     void *region = hp_memory_pages(adaptive_bytes);
-    hp_trace_bins_config cfg = { bin_size_for(adaptive_bytes), 0, sample_slots, adaptive_period,
-                                 sample_rearm, b };
+    hp_trace_bins_config cfg = { bin_size_for(adaptive_bytes), event_share, sample_slots,
+                                 adaptive_period, sample_rearm, b };
     b->bins = region != NULL ? hp_trace_bins_init(region, adaptive_bytes, &cfg) : NULL;
     return b->bins != NULL;
 }

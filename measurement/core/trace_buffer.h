@@ -58,6 +58,10 @@ int hp_trace_setup(uint64_t total_memory);
  * samples of start_period ns. */
 void hp_trace_set_buffer(uint64_t bytes, bool adaptive, uint64_t start_period);
 
+/* HP_TRACE_EVENT_SHARE (before the first event): the percentage of an adaptive buffer's
+ * bins that region events fill before they are thinned (1 to 100; default 50). */
+void hp_trace_set_event_share(unsigned percent);
+
 /* True in adaptive mode (HP_TRACE_ADAPTIVE=true with tracing on). */
 bool hp_trace_adaptive(void);
 

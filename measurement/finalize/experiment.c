@@ -142,10 +142,10 @@ static size_t collect_notes(char notes[][256])
                  (unsigned long long)hp_trace_output_lost_samples());
     hp_trace_output_adaptive ad;
     hp_trace_output_adaptive_stats(&ad);
-    if (ad.thinning_locations > 0)
+    if (ad.thinning_locations > 0 && ad.thinned > 0)
         snprintf(notes[n++], 256, "HP_TRACE_ADAPTIVE: events filled their share of the trace "
                  "buffer on %u locations, so %llu region events (not MPI) were left out of the "
-                 "trace from then on; raise HP_TRACE_BUFFER to keep them", ad.thinning_locations,
+                 "trace from then on; raise HP_TRACE_BUFFER or HP_TRACE_EVENT_SHARE to keep them", ad.thinning_locations,
                  (unsigned long long)ad.thinned);
     if (ad.halved_locations > 0)
         snprintf(notes[n++], 256, "HP_TRACE_ADAPTIVE: the sampling frequency was halved on %u "

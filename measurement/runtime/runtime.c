@@ -197,6 +197,7 @@ static int start_measurement(void)
     if (hp_cfg.enable_tracing) {
         if (hp_trace_setup(hp_cfg.total_memory) < 0)
             return STATE_DISABLED;
+        hp_trace_set_event_share((unsigned)hp_cfg.trace_event_share);
         hp_trace_set_buffer(hp_cfg.trace_buffer, hp_cfg.trace_adaptive,
                             hp_cfg.sampling_frequency ? 1000000000 / hp_cfg.sampling_frequency
                                                       : 0);

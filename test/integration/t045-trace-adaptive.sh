@@ -5,9 +5,10 @@
 # Leaves of regions entered before stay, so the trace is balanced: exactly 31713 events plus the
 # few Leaves that close what was open. Threads: every location has its own buffer. An MPI
 # ring with work between the messages in a 512 KiB buffer: region events are thinned,
-# every message event is kept and matched.
+# every message event is kept and matched. HP_TRACE_EVENT_SHARE=25 gives the events 15
+# of the 63 bins; 0 is refused.
 . "$HP_SRCDIR/test/integration/lib.sh"
-plan 15
+plan 17
 OTF2CHECK="$PY $HP_SRCDIR/test/tools/otf2check.py"
 
 check "build loop.c" hp-instrument gcc -O1 -o loop "$PROGRAMS/loop.c"
@@ -28,6 +29,14 @@ HP_OVERHEAD_BUDGET=0 HP_TOTAL_MEMORY=4M HP_TRACE_BUFFER=1M HP_TRACE_ADAPTIVE=fal
     HP_ENABLE_TRACING=true HP_EXPERIMENT_DIRECTORY=fl ./loop > /dev/null 2> fl.err
 check "HP_TRACE_ADAPTIVE=false with the same buffer flushes, as before" \
     grep -q "flushed to disk" fl.err
+HP_TRACE_EVENT_SHARE=25 HP_OVERHEAD_BUDGET=0 HP_TOTAL_MEMORY=4M HP_TRACE_BUFFER=1M \
+    HP_TRACE_ADAPTIVE=true HP_ENABLE_TRACING=true HP_EXPERIMENT_DIRECTORY=q ./loop > /dev/null 2>&1
+events=$(otf2-print q/traces.otf2 | awk '$1 == "ENTER" || $1 == "LEAVE"' | wc -l)
+check "HP_TRACE_EVENT_SHARE=25: 15345 events kept (15 of 63 bins) plus at most 3 Leaves ($events)" \
+    test "$events" -ge 15345 -a "$events" -le 15348
+expect_fail "HP_TRACE_EVENT_SHARE=0 stops the program with the accepted range" \
+    "HP_TRACE_EVENT_SHARE='0' is out of range: expected 1 up to 100" \
+    env HP_TRACE_EVENT_SHARE=0 HP_ENABLE_TRACING=true HP_TRACE_ADAPTIVE=true ./loop
 
 check "build threads.c" hp-instrument gcc -O1 -pthread -o threads "$PROGRAMS/threads.c"
 HP_TRACE_BUFFER=256K HP_TRACE_ADAPTIVE=true HP_ENABLE_TRACING=true \

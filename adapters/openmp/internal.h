@@ -59,9 +59,10 @@ typedef struct hp_omp_fork {
 } hp_omp_fork;
 
 /* Fills f for a fork, from the calling thread, of the parallel region whose code is at
- * addr (its outlined function). False when the region is not measured: the caller then
- * forks the outlined function itself. */
-bool hp__omp_fork_begin(hp_omp_fork *f, uintptr_t addr);
+ * addr (its outlined function), by runtime (the address of the runtime's fork function).
+ * False when the region is not measured: the caller then forks the outlined function
+ * itself. */
+bool hp__omp_fork_begin(hp_omp_fork *f, uintptr_t addr, uintptr_t runtime);
 
 /* After the runtime's fork returned, in the forking thread, when fork_begin was true. */
 void hp__omp_fork_end(const hp_omp_fork *f);
@@ -100,6 +101,13 @@ bool hp__omp_enter(hp_location *loc, hp_omp_kind kind, uintptr_t addr);
 
 /* Leaves the innermost frame of `kind`, if the calling thread measures. */
 void hp__omp_leave(hp_omp_kind kind);
+
+/* The same with the frame's address given: a function that stays on the stack while
+ * the construct waits (the team trampoline, for the implicit barrier), below the tasks
+ * the runtime runs meanwhile, so that a sample in such a task unwinds up to it and
+ * shows the task below the region. */
+bool hp__omp_enter_at(hp_location *loc, hp_omp_kind kind, uintptr_t addr, uintptr_t frame);
+void hp__omp_leave_at(uintptr_t frame);
 
 /* Closes every frame above `depth` (frames the code inside left open too) and forgets
  * enters dropped above `dropped` for want of budget. */

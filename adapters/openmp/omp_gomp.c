@@ -59,15 +59,15 @@ typedef void (*void_fn)(void);
  * libgomp's own, after the outlined function returned, finds the team already there.
  * Every thread of the team calls it, whether it measures or not, so none waits alone.
  * Tasks still pending run in it, and so appear inside the region. */
-static void implicit_barrier(hp_location *loc, uintptr_t fn)
+static void implicit_barrier(hp_location *loc, uintptr_t fn, uintptr_t trampoline)
 {
     HP_OMP_NEXT(void_fn, GOMP_barrier);
     bool measured = loc != NULL && !hp_location_ignores_events(loc) &&
-                    hp__omp_enter(loc, HP_OMP_IMPLICIT_BARRIER, fn);
+                    hp__omp_enter_at(loc, HP_OMP_IMPLICIT_BARRIER, fn, trampoline);
     if (likely(real != NULL))
         real();
     if (measured)
-        hp__omp_leave(HP_OMP_IMPLICIT_BARRIER);
+        hp__omp_leave_at(trampoline);
 }
 
 /* What libgomp runs in every team thread in place of the outlined function. */
@@ -77,17 +77,18 @@ static void team_thread(void *arg)
     hp_omp_team team;
     hp__omp_team_begin(&team, &rec->fork);
     rec->fn(rec->data);
-    implicit_barrier(team.loc, (uintptr_t)rec->fn);
+    implicit_barrier(team.loc, (uintptr_t)rec->fn, (uintptr_t)team_thread);
     hp__omp_team_end(&team);
 }
 
-/* Fills rec for a fork of fn from the calling thread. False when the region is not
- * measured: the caller then forks the outlined function itself. */
-static bool fork_begin(fork_record *rec, outlined_fn fn, void *data)
+/* Fills rec for a fork of fn from the calling thread, by libgomp's entry point real.
+ * False when the region is not measured: the caller then forks the outlined function
+ * itself. */
+static bool fork_begin(fork_record *rec, outlined_fn fn, void *data, uintptr_t real)
 {
     rec->fn = fn;
     rec->data = data;
-    return hp__omp_fork_begin(&rec->fork, (uintptr_t)fn);
+    return hp__omp_fork_begin(&rec->fork, (uintptr_t)fn, real);
 }
 
 /* ---- fork points ------------------------------------------------------------------ */
@@ -111,7 +112,7 @@ void GOMP_parallel(outlined_fn fn, void *data, unsigned num_threads, unsigned fl
     }
     fork_record rec;
     hp_runtime_call_begin(); /* the threads libgomp creates and joins are its own */
-    if (fork_begin(&rec, fn, data)) {
+    if (fork_begin(&rec, fn, data, (uintptr_t)real)) {
         real(team_thread, &rec, num_threads, flags);
         hp__omp_fork_end(&rec.fork);
     } else {
@@ -130,7 +131,7 @@ void GOMP_parallel_sections(outlined_fn fn, void *data, unsigned num_threads, un
     }
     fork_record rec;
     hp_runtime_call_begin(); /* the threads libgomp creates and joins are its own */
-    if (fork_begin(&rec, fn, data)) {
+    if (fork_begin(&rec, fn, data, (uintptr_t)real)) {
         real(team_thread, &rec, num_threads, count, flags);
         hp__omp_fork_end(&rec.fork);
     } else {
@@ -153,7 +154,7 @@ void GOMP_parallel_sections(outlined_fn fn, void *data, unsigned num_threads, un
         }                                                                                  \
         fork_record rec;                                                                   \
         hp_runtime_call_begin(); /* the threads libgomp creates and joins are its own */   \
-        if (fork_begin(&rec, fn, data)) {                                                  \
+        if (fork_begin(&rec, fn, data, (uintptr_t)real)) {                                 \
             real(team_thread, &rec, num_threads, start, end, incr, chunk, flags);          \
             hp__omp_fork_end(&rec.fork);                                                   \
         } else {                                                                           \
@@ -175,7 +176,7 @@ void GOMP_parallel_sections(outlined_fn fn, void *data, unsigned num_threads, un
         }                                                                                  \
         fork_record rec;                                                                   \
         hp_runtime_call_begin(); /* the threads libgomp creates and joins are its own */   \
-        if (fork_begin(&rec, fn, data)) {                                                  \
+        if (fork_begin(&rec, fn, data, (uintptr_t)real)) {                                 \
             real(team_thread, &rec, num_threads, start, end, incr, flags);                 \
             hp__omp_fork_end(&rec.fork);                                                   \
         } else {                                                                           \
@@ -195,7 +196,7 @@ PARALLEL_LOOP_RUNTIME(GOMP_parallel_loop_maybe_nonmonotonic_runtime)
 
 /* ---- synchronization -------------------------------------------------------------- */
 
-bool hp__omp_enter(hp_location *loc, hp_omp_kind kind, uintptr_t addr)
+bool hp__omp_enter_at(hp_location *loc, hp_omp_kind kind, uintptr_t addr, uintptr_t frame)
 {
     if (loc == NULL)
         return false;
@@ -203,19 +204,29 @@ bool hp__omp_enter(hp_location *loc, hp_omp_kind kind, uintptr_t addr)
     if (unlikely(r == NULL))
         return false;
     hp_location_enter_core(loc);
-    hp_event_enter(loc, r, hp__omp_frame_addr(kind));
+    hp_event_enter(loc, r, frame);
     hp_location_leave_core(loc);
     return true;
 }
 
-void hp__omp_leave(hp_omp_kind kind)
+void hp__omp_leave_at(uintptr_t frame)
 {
     hp_location *loc = hp__tls_location;
     if (unlikely(loc == NULL || hp_location_ignores_events(loc)))
         return;
     hp_location_enter_core(loc);
-    hp_event_exit(loc, hp__omp_frame_addr(kind));
+    hp_event_exit(loc, frame);
     hp_location_leave_core(loc);
+}
+
+bool hp__omp_enter(hp_location *loc, hp_omp_kind kind, uintptr_t addr)
+{
+    return hp__omp_enter_at(loc, kind, addr, hp__omp_frame_addr(kind));
+}
+
+void hp__omp_leave(hp_omp_kind kind)
+{
+    hp__omp_leave_at(hp__omp_frame_addr(kind));
 }
 
 

@@ -84,15 +84,17 @@ typedef struct kmp_fork_record {
 
 /* The barrier at the end of the region, made explicit so that it is measured (libomp's
  * own then finds the team there). Every team thread calls it, measuring or not. */
-static void implicit_barrier(hp_location *loc, const kmp_fork_record *rec, int32_t gtid)
+static void implicit_barrier(hp_location *loc, const kmp_fork_record *rec, int32_t gtid,
+                             uintptr_t trampoline)
 {
     KMP_NEXT(barrier_fn, __kmpc_barrier);
     bool measured = loc != NULL && !hp_location_ignores_events(loc) &&
-                    hp__omp_enter(loc, HP_OMP_IMPLICIT_BARRIER, (uintptr_t)rec->fn);
+                    hp__omp_enter_at(loc, HP_OMP_IMPLICIT_BARRIER, (uintptr_t)rec->fn,
+                                     trampoline);
     if (likely(real != NULL))
         real(rec->ident, gtid);
     if (measured)
-        hp__omp_leave(HP_OMP_IMPLICIT_BARRIER);
+        hp__omp_leave_at(trampoline);
 }
 
 /* What libomp runs in every team thread in place of the outlined function. */
@@ -101,7 +103,7 @@ static void team_thread(int32_t *gtid, int32_t *btid, kmp_fork_record *rec)
     hp_omp_team team;
     hp__omp_team_begin(&team, &rec->fork);
     ((micro_fixed)(void (*)(void))rec->fn)(gtid, btid, A64(rec->args));
-    implicit_barrier(team.loc, rec, *gtid);
+    implicit_barrier(team.loc, rec, *gtid, (uintptr_t)team_thread);
     hp__omp_team_end(&team);
 }
 
@@ -126,7 +128,7 @@ void __kmpc_fork_call(kmp_ident *loc, int32_t argc, kmpc_micro fn, ...)
     for (int32_t i = 0; i < argc; i++)
         rec.args[i] = va_arg(ap, void *);
     va_end(ap);
-    if (hp__omp_fork_begin(&rec.fork, (uintptr_t)fn)) {
+    if (hp__omp_fork_begin(&rec.fork, (uintptr_t)fn, (uintptr_t)real)) {
         real(loc, 1, (kmpc_micro)(void (*)(void))team_thread, &rec);
         hp__omp_fork_end(&rec.fork);
     } else {

@@ -29,17 +29,15 @@ typedef struct site {
 static const struct {
     const char *name;
     const char *role; /* Score-P's region type names */
-    bool wait;        /* the runtime's code, waiting: samples stay with the region (the
-                         tasks run meanwhile are regions of their own) */
 } kinds[HP_OMP_KINDS] = {
-    [HP_OMP_PARALLEL] = { "!$omp parallel", "parallel", false },
-    [HP_OMP_BARRIER] = { "!$omp barrier", "barrier", true },
-    [HP_OMP_CRITICAL] = { "!$omp critical", "critical", true },
-    [HP_OMP_CRITICAL_SBLOCK] = { "!$omp critical sblock", "critical sblock", false },
-    [HP_OMP_IMPLICIT_BARRIER] = { "!$omp implicit barrier", "implicit barrier", true },
-    [HP_OMP_TASK] = { "!$omp task", "task", false },
-    [HP_OMP_TASKWAIT] = { "!$omp taskwait", "task wait", true },
-    [HP_OMP_TASKGROUP] = { "!$omp taskgroup", "task wait", true },
+    [HP_OMP_PARALLEL] = { "!$omp parallel", "parallel" },
+    [HP_OMP_BARRIER] = { "!$omp barrier", "barrier" },
+    [HP_OMP_CRITICAL] = { "!$omp critical", "critical" },
+    [HP_OMP_CRITICAL_SBLOCK] = { "!$omp critical sblock", "critical sblock" },
+    [HP_OMP_IMPLICIT_BARRIER] = { "!$omp implicit barrier", "implicit barrier" },
+    [HP_OMP_TASK] = { "!$omp task", "task" },
+    [HP_OMP_TASKWAIT] = { "!$omp taskwait", "task wait" },
+    [HP_OMP_TASKGROUP] = { "!$omp taskgroup", "task wait" },
 };
 
 static site sites[HP_OMP_KINDS][SITE_CAPACITY];
@@ -73,10 +71,7 @@ static site *site_probe(hp_omp_kind kind, uintptr_t addr)
 
 static hp_region *define_kind(hp_omp_kind kind, const char *name, const char *file, int line)
 {
-    hp_region *r = hp_region_define(name, file, line, HP_PARADIGM_OPENMP, kinds[kind].role);
-    if (r != NULL)
-        r->opaque = kinds[kind].wait;
-    return r;
+    return hp_region_define(name, file, line, HP_PARADIGM_OPENMP, kinds[kind].role);
 }
 
 /* The region of kind for the sites without file:line (caller holds site_lock). */

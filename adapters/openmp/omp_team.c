@@ -16,6 +16,7 @@
 #include "adapters/openmp/internal.h"
 #include "measurement/core/event.h"
 #include "measurement/sampling/sampling.h"
+#include "measurement/sampling/unwind.h"
 
 /* name in the runtime library soname, loaded on first use and kept in *handle, when the
  * program was linked without it: its only references to the runtime were calls that we
@@ -41,9 +42,15 @@ HP_COLD void *hp__omp_from_library(void **handle, const char *soname, const char
 }
 
 /* Pushes a frame of r; a frame without a visit stands for a call path entered on
- * behalf of another thread. */
+ * behalf of another thread. A region that sampling found on that path gets its name and
+ * number first: its frame is then like a measured one (trace events need the number). */
 static void enter_frame(hp_location *loc, hp_region *r, uintptr_t addr, bool visit)
 {
+    if (unlikely(__atomic_load_n(&r->id, __ATOMIC_RELAXED) == UINT32_MAX)) {
+        atomic_fetch_or(&loc->busy, HP_BUSY_INSIDE); /* symbolizing mallocs */
+        hp_region_name_sampled(r);
+        atomic_fetch_and(&loc->busy, ~(unsigned)HP_BUSY_INSIDE);
+    }
     uint64_t depth = loc->depth;
     hp_event_enter(loc, r, addr);
     if (!visit && loc->depth > depth && loc->current != NULL)
@@ -51,22 +58,6 @@ static void enter_frame(hp_location *loc, hp_region *r, uintptr_t addr, bool vis
 }
 
 enum { PATH_CHUNK = 32 };
-
-/* The frame address of path regions that sampling found and that have no number yet
- * (placeholders, named at the end): their frames write no trace events, at enter or
- * leave, since a trace event needs the region's number. */
-static const char unnumbered_tag;
-
-static void enter_path_frame(hp_location *loc, hp_region *r)
-{
-    if (likely(r->id != UINT32_MAX) || !loc->tracing) {
-        enter_frame(loc, r, hp__omp_frame_addr(HP_OMP_PARALLEL), false);
-        return;
-    }
-    loc->tracing = false; /* inside the core: no sample writes meanwhile */
-    enter_frame(loc, r, (uintptr_t)&unnumbered_tag, false);
-    loc->tracing = true;
-}
 
 /* Enters the regions from the root's child down to node, outermost first. The path is
  * read in chunks from the innermost end; a path deeper than a chunk recurses once per
@@ -81,18 +72,14 @@ static void enter_path(hp_location *loc, const hp_cct_node *node)
     if (node != NULL && node->parent != NULL)
         enter_path(loc, node);
     while (n > 0)
-        enter_path_frame(loc, chunk[--n]);
+        enter_frame(loc, chunk[--n], hp__omp_frame_addr(HP_OMP_PARALLEL), false);
 }
 
 void hp__omp_leave_to(hp_location *loc, uint64_t depth, uint64_t dropped)
 {
     uint64_t now = hp_timer_now();
-    bool tracing = loc->tracing;
-    while (loc->depth > depth) {
-        loc->tracing = tracing && loc->sp[-1].addr != (uintptr_t)&unnumbered_tag;
+    while (loc->depth > depth)
         hp_event_pop(loc, now);
-    }
-    loc->tracing = tracing;
     /* after the pops: leaving a selected subtree (HP_SELECT_SUBTREES) restores the enters
        switched off outside it, which include the forking path's */
     if (loc->dropped_depth > dropped)
@@ -109,7 +96,7 @@ static void unwind_fork_path(hp_location *loc, hp_omp_fork *f)
     uintptr_t innermost;
     hp_cct_node *leaf = hp_sampling_unwind_path(loc, &innermost);
     if (leaf != NULL && leaf != loc->current) {
-        hp_sampling_interval_to(loc, leaf); /* the time before the fork */
+        hp_sampling_fork_begin(loc, leaf); /* the time before the fork */
         if (hp_event_push_path(loc, leaf, innermost)) {
             f->path = leaf;
             f->path_depth = loc->depth;
@@ -118,7 +105,20 @@ static void unwind_fork_path(hp_location *loc, hp_omp_fork *f)
     hp_location_leave_core(loc);
 }
 
-bool hp__omp_fork_begin(hp_omp_fork *f, uintptr_t addr)
+/* With sampling, the runtime's own frames (its thread start, fork, barrier and task
+ * code, stripped of symbols in distributions) are left out of unwinds, as ours are: a
+ * sample in them goes to the innermost region (a barrier) or the program's nearest frame
+ * (a task run inside the barrier). Once per runtime. */
+static void hide_runtime(uintptr_t runtime)
+{
+    static _Atomic uintptr_t hidden;
+    if (atomic_load_explicit(&hidden, memory_order_relaxed) == runtime)
+        return;
+    hp_unwind_hide_object((const void *)runtime);
+    atomic_store_explicit(&hidden, runtime, memory_order_relaxed);
+}
+
+bool hp__omp_fork_begin(hp_omp_fork *f, uintptr_t addr, uintptr_t runtime)
 {
     hp_location *loc = hp__omp_location();
     if (loc == NULL)
@@ -127,8 +127,11 @@ bool hp__omp_fork_begin(hp_omp_fork *f, uintptr_t addr)
     if (r == NULL)
         return false;
     *f = (hp_omp_fork){ .region = r, .code = addr, .forker = loc, .path = loc->current };
-    if (unlikely(loc->sampling != NULL) && loc->current != NULL && !hp_location_switched_off(loc))
+    if (unlikely(loc->sampling != NULL) && loc->current != NULL &&
+        !hp_location_switched_off(loc)) {
+        hide_runtime(runtime);
         unwind_fork_path(loc, f);
+    }
     return true;
 }
 
@@ -141,7 +144,7 @@ void hp__omp_fork_end(const hp_omp_fork *f)
     if (loc->depth >= f->path_depth) { /* else the frame was closed for us (finalize) */
         hp__omp_leave_to(loc, f->path_depth, loc->dropped_depth);
         hp_event_pop_path(loc, hp_timer_now());
-        hp_sampling_interval_restart(loc);
+        hp_sampling_fork_end(loc);
     }
     hp_location_leave_core(loc);
 }
@@ -157,8 +160,15 @@ void hp__omp_team_begin(hp_omp_team *t, const hp_omp_fork *f)
     t->depth = loc->depth;
     t->dropped = loc->dropped_depth;
     hp_location_enter_core(loc);
-    if (loc != f->forker)
+    if (loc != f->forker) {
+        /* The forker's nodes as they are: a recursion on them was folded there already
+           (hooks) or is sampled, which does not fold; folding it again here would hang
+           the region elsewhere than in the forker (HP_PROFILING_RECURSION=collapse). */
+        bool collapse = loc->collapse;
+        loc->collapse = false;
         enter_path(loc, f->path);
+        loc->collapse = collapse;
+    }
     /* the outlined function's address: a sample below it stops there (the region is that
        function), and no exit hook has it (outlined functions are not measured) */
     hp_event_enter(loc, f->region, f->code);

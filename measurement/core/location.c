@@ -358,9 +358,12 @@ void hp__location_stack_bottom(hp_location *loc)
 static hp_cct_node *outer_node(const hp_location *loc, const hp_stack_chunk *c,
                                const hp_frame *f)
 {
-    if (f > c->base)
-        return f[-1].node;
-    return c->prev != NULL ? c->prev->limit[-1].node : loc->cct.root;
+    const hp_frame *below = f > c->base ? &f[-1] : c->prev != NULL ? &c->prev->limit[-1] : NULL;
+    if (below == NULL)
+        return loc->cct.root;
+    if (below->node == NULL && below->start != HP_FRAME_FOLDED)
+        return f->parent; /* a path frame (hp_event_push_path) accounts for its path */
+    return below->node;
 }
 
 void hp_location_close(hp_location *loc, uint64_t now)
@@ -374,6 +377,7 @@ void hp_location_close(hp_location *loc, uint64_t now)
         hp_metrics_read(m);
     const hp_stack_chunk *c = loc->chunk;
     const hp_frame *f = loc->sp;
+    hp_cct_node *inner_parent = loc->current; /* the node above the frame at hand */
     for (uint64_t n = loc->depth; n > 0; n--) {
         if (f == c->base) {
             if (c->prev == NULL)
@@ -397,7 +401,11 @@ void hp_location_close(hp_location *loc, uint64_t now)
                     hp_metrics_trace(m, &loc->trace, now);
                 hp_trace_add(&loc->trace, HP_TRACE_LEAVE, f->node->region->id, now);
             }
+        } else if (f->start != HP_FRAME_FOLDED && f->start <= now) {
+            /* a path frame (hp_event_push_path): its path has the time, as at its pop */
+            hp_cct_path_add(inner_parent, f->parent, now - f->start);
         }
+        inner_parent = f->parent;
     }
     loc->end_time = now;
     hp_cct_node *root = loc->cct.root;

@@ -218,7 +218,7 @@ static int regions_append(hp_region *r)
         regions = bigger;
         region_capacity *= 2;
     }
-    r->id = n;
+    __atomic_store_n(&r->id, n, __ATOMIC_RELEASE); /* hp_region_name_sampled reads it */
     regions[n] = r;
     atomic_store_explicit(&region_count, n + 1, memory_order_release);
     return 0;
@@ -327,27 +327,42 @@ static void unknown_name(uintptr_t addr, char *name, size_t size)
     unknown_count++;
 }
 
+/* Symbolizes placeholder r and numbers it (caller holds the lock). */
+static void name_placeholder(hp_region *r)
+{
+    if (symbols_state == 0)
+        symbols_state = hp_symbols_init() == 0 ? 1 : -1;
+    hp_symbol sym;
+    if (symbols_state > 0 && hp_symbols_lookup(r->addr, &sym) == 0) {
+        adopt_placeholder(r, sym.name, sym.mangled, sym.file, sym.line);
+    } else {
+        char name[320];
+        unknown_name(r->addr, name, sizeof(name));
+        adopt_placeholder(r, name, name, "", -1);
+    }
+}
+
 void hp_region_resolve_sampled(void)
 {
     _Atomic(hp_region *) *t = sampled_table();
     if (t == NULL)
         return;
     pthread_mutex_lock(&registry_lock);
-    if (symbols_state == 0)
-        symbols_state = hp_symbols_init() == 0 ? 1 : -1;
     for (uint32_t i = 0; i < sampled_capacity; i++) {
         hp_region *r = atomic_load_explicit(&t[i], memory_order_acquire);
-        if (r == NULL || r->id != UINT32_MAX)
-            continue;
-        hp_symbol sym;
-        if (symbols_state > 0 && hp_symbols_lookup(r->addr, &sym) == 0) {
-            adopt_placeholder(r, sym.name, sym.mangled, sym.file, sym.line);
-        } else {
-            char name[320];
-            unknown_name(r->addr, name, sizeof(name));
-            adopt_placeholder(r, name, name, "", -1);
-        }
+        if (r != NULL && r->id == UINT32_MAX)
+            name_placeholder(r);
     }
+    pthread_mutex_unlock(&registry_lock);
+}
+
+void hp_region_name_sampled(hp_region *r)
+{
+    if (__atomic_load_n(&r->id, __ATOMIC_ACQUIRE) != UINT32_MAX)
+        return;
+    pthread_mutex_lock(&registry_lock);
+    if (r->id == UINT32_MAX)
+        name_placeholder(r);
     pthread_mutex_unlock(&registry_lock);
 }
 

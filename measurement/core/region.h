@@ -41,8 +41,6 @@ typedef struct hp_region {
     const char *role; /* HP_ROLE_* or another Score-P role, a static string */
     bool demoted;     /* switched off by the overhead budget (overhead.h) */
     uint8_t subtree;  /* HP_SUBTREE_* (subtree.h): starts or ends measured subtrees */
-    bool opaque;      /* a wait inside a runtime (an OpenMP barrier): a sample there stays
-                         with it, nothing below is unwound; set before first use */
 } hp_region;
 
 /* Stands for "this address is filtered out" in the registry and the location caches. */
@@ -97,6 +95,11 @@ hp_region *hp_region_for_sample(uintptr_t start, struct hp_arena *arena);
  * the filter: sampled code is shown even where instrumentation was filtered). Called after
  * measurement stopped, before profiles are built. */
 void hp_region_resolve_sampled(void);
+
+/* The same for one placeholder, now: for a region about to be entered like a measured
+ * one (an OpenMP team thread enters its forking path), whose trace events need its
+ * number. Cold (symbolizes, takes the registry lock, mallocs); not in signal handlers. */
+void hp_region_name_sampled(hp_region *r);
 
 /* Number of regions defined so far, and region number `id` (< count). */
 uint32_t hp_region_count(void);

@@ -52,6 +52,12 @@ struct hp_sampling {
     hp_unwind_frame prev[MAX_FRAMES];
     hp_cct_node *prev_nodes[MAX_FRAMES];
     hp_unwind_frame frames[MAX_FRAMES];
+    /* the path of the fork in progress (hp_sampling_fork_begin), the reference again at
+       its end; from the arena, grown as needed; one level (a nested fork replaces it) */
+    hp_unwind_frame *fork_prev;
+    hp_cct_node **fork_nodes;
+    size_t fork_capacity, fork_count;
+    const hp_cct_node *fork_anchor;
     hp_sampling_stats stats;
 };
 
@@ -230,7 +236,30 @@ static uint64_t effective_interval(hp_location *loc, uint64_t now)
     return ticks;
 }
 
-void hp_sampling_interval_to(hp_location *loc, hp_cct_node *leaf)
+/* Keeps the path just unwound (prev) to be the reference again after the fork. Not with
+ * thunks: what they know of the stack follows the unwinds in between. */
+static void save_fork_path(hp_location *loc, struct hp_sampling *s)
+{
+    s->fork_count = 0;
+    if (s->thunks != NULL)
+        return;
+    if (s->prev_count > s->fork_capacity) {
+        size_t cap = s->prev_count < 16 ? 16 : s->prev_count;
+        hp_unwind_frame *frames = hp_arena_alloc(&loc->arena, cap * sizeof(*frames));
+        hp_cct_node **nodes = hp_arena_alloc(&loc->arena, cap * sizeof(*nodes));
+        if (frames == NULL || nodes == NULL)
+            return; /* budget: the next samples count the path's activations anew */
+        s->fork_prev = frames;
+        s->fork_nodes = nodes;
+        s->fork_capacity = cap;
+    }
+    memcpy(s->fork_prev, s->prev, s->prev_count * sizeof(*s->prev));
+    memcpy(s->fork_nodes, s->prev_nodes, s->prev_count * sizeof(*s->prev_nodes));
+    s->fork_count = s->prev_count;
+    s->fork_anchor = s->prev_anchor;
+}
+
+void hp_sampling_fork_begin(hp_location *loc, hp_cct_node *leaf)
 {
     struct hp_sampling *s = loc->sampling;
     uint64_t now = hp_timer_now();
@@ -239,13 +268,21 @@ void hp_sampling_interval_to(hp_location *loc, hp_cct_node *leaf)
     hp_cct_path_add(leaf, loc->current, span > mpi ? span - mpi : 0);
     s->last_ticks = now;
     s->mpi_at_last = loc->mpi_ticks;
+    save_fork_path(loc, s);
 }
 
-void hp_sampling_interval_restart(hp_location *loc)
+void hp_sampling_fork_end(hp_location *loc)
 {
     struct hp_sampling *s = loc->sampling;
     s->last_ticks = hp_timer_now();
     s->mpi_at_last = loc->mpi_ticks;
+    if (s->fork_count > 0) { /* the forking functions are still the same activations */
+        memcpy(s->prev, s->fork_prev, s->fork_count * sizeof(*s->prev));
+        memcpy(s->prev_nodes, s->fork_nodes, s->fork_count * sizeof(*s->prev_nodes));
+        s->prev_count = s->fork_count;
+        s->prev_anchor = s->fork_anchor;
+        s->fork_count = 0;
+    }
 }
 
 /* Unwinds the interrupted context down to the innermost measured frame and places the
@@ -297,13 +334,9 @@ static void take_sample(hp_location *loc, void *ucontext)
     /* In switched-off code (subtree.h) nothing is unwound: the current region, the
      * excluded one or the root, has the time in its own already. */
     if (loc->current != NULL && !hp_location_switched_off(loc)) {
-        hp_cct_node *leaf = loc->current;
-        if (leaf->region->opaque) { /* inside the runtime's wait: nothing of the program */
-            s->fresh = 0;
+        hp_cct_node *leaf;
+        if (sample_path(loc, ucontext, &leaf) == PATH_ADDED)
             s->stats.attributed++;
-        } else if (sample_path(loc, ucontext, &leaf) == PATH_ADDED) {
-            s->stats.attributed++;
-        }
         hp_cct_path_add(leaf, loc->current, weight);
         /* OTF2's unwind distance: the frames newly entered since the previous sample,
          * and the one below them that made progress (the leaf when nothing is new). */

@@ -88,14 +88,16 @@ hp_cct_node *hp_sampling_call_path(struct hp_location *loc);
  * below loc->current, or 0 when none was added (nothing below it, a failed unwind). */
 hp_cct_node *hp_sampling_unwind_path(struct hp_location *loc, uintptr_t *innermost);
 
-/* Such a call is measured from now until it returns, and its measured time goes to the
- * unwound path (OpenMP's fork: the region and the time around it). Inside the core, on
- * loc's thread: hp_sampling_interval_to ends the current sampling interval now, as a
- * sample at leaf would (its path below loc->current gets it); hp_sampling_interval_restart,
- * when the call returns, starts the next one then, dropping the time since the call's
- * last sample, which its measured time holds. */
-void hp_sampling_interval_to(struct hp_location *loc, hp_cct_node *leaf);
-void hp_sampling_interval_restart(struct hp_location *loc);
+/* An OpenMP fork whose path hp_sampling_unwind_path just gave (leaf): it is measured
+ * from now until it returns, and its measured time goes to that path. Inside the core,
+ * on loc's thread. hp_sampling_fork_begin ends the current sampling interval now, as a
+ * sample at leaf would (the path below loc->current gets it), and keeps the path;
+ * hp_sampling_fork_end, when the fork returns, starts the next interval, dropping the
+ * time since the fork's last sample (its measured time holds it), and makes the kept
+ * path the reference again, so the samples inside the region do not make the forking
+ * functions count new visits. */
+void hp_sampling_fork_begin(struct hp_location *loc, hp_cct_node *leaf);
+void hp_sampling_fork_end(struct hp_location *loc);
 
 /* HP_TRACE_ADAPTIVE (trace_bins.h): the location's trace buffer halved its sampling
  * frequency; re-arms its timer with period_ns. Called from the signal handler, at most

@@ -17,6 +17,7 @@
 
 #include <dlfcn.h>
 #include <link.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -66,6 +67,13 @@ static code_range own_code;   /* hpmeasure's library: its frames are left out */
 static code_range loader_code, vdso_code; /* with libc: never thunked (see set_thunks) */
 static uintptr_t entry_point; /* _start */
 static bool caching = true;
+
+/* Objects whose frames are left out like ours (hp_unwind_hide_object): added at run
+ * time under hidden_lock, read lock-free (the count is published after the range). */
+enum { MAX_HIDDEN = 4 };
+static code_range hidden_code[MAX_HIDDEN];
+static _Atomic unsigned hidden_count;
+static pthread_mutex_t hidden_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static bool in_range(const code_range *r, uintptr_t addr)
 {
@@ -252,6 +260,30 @@ static uintptr_t caller_frame_start(hp_unwinder *u, uintptr_t ra)
     return start;
 }
 
+static bool in_hidden(uintptr_t ip)
+{
+    unsigned n = atomic_load_explicit(&hidden_count, memory_order_acquire);
+    for (unsigned i = 0; i < n; i++)
+        if (in_range(&hidden_code[i], ip))
+            return true;
+    return false;
+}
+
+void hp_unwind_hide_object(const void *addr)
+{
+    pthread_mutex_lock(&hidden_lock);
+    unsigned n = atomic_load_explicit(&hidden_count, memory_order_relaxed);
+    bool known = false;
+    for (unsigned i = 0; i < n && !known; i++)
+        known = in_range(&hidden_code[i], (uintptr_t)addr);
+    if (!known && n < MAX_HIDDEN) {
+        code_range_of(addr, &hidden_code[n]);
+        if (hidden_code[n].lo != 0)
+            atomic_store_explicit(&hidden_count, n + 1, memory_order_release);
+    }
+    pthread_mutex_unlock(&hidden_lock);
+}
+
 static bool is_stop(hp_unwind_stop *stop, uintptr_t start)
 {
     for (size_t i = 0; stop != NULL && i < stop->count; i++)
@@ -270,6 +302,18 @@ static size_t trim_outer(const hp_unwind_frame *f, size_t n)
     return n;
 }
 
+/* True when our own frame at ip is a stop: a measured frame may carry the address of
+ * one of our functions that stays on the stack while the program's code runs below it
+ * (the OpenMP adapter's team trampoline, hp__omp_enter_at). Looked up only when there
+ * are stops; the lookups are cached like any other. */
+static bool own_stop(hp_unwinder *u, hp_unwind_stop *stop, uintptr_t ip, bool top)
+{
+    if (stop == NULL || stop->count == 0)
+        return false;
+    uintptr_t start = top ? top_frame_start(u, ip) : caller_frame_start(u, ip);
+    return start != 0 && is_stop(stop, start);
+}
+
 /* Turns the addresses ips[first..count) of one backtrace into frames; ips[first] is an
  * exact instruction address when exact_first, every other one a return address. */
 static hp_unwind_status frames_of(hp_unwinder *u, size_t first, size_t count,
@@ -281,9 +325,14 @@ static hp_unwind_status frames_of(hp_unwinder *u, size_t first, size_t count,
         stop->hit = stop->count;
     for (size_t i = first; i < count; i++) {
         uintptr_t ip = (uintptr_t)u->ips[i];
-        if (in_range(&own_code, ip)) /* hpmeasure's own frames (wrappers, hooks) */
-            continue;
         bool top = i == first && exact_first;
+        if (in_range(&own_code, ip)) { /* hpmeasure's own frames (wrappers, hooks) */
+            if (own_stop(u, stop, ip, top)) /* an OpenMP team trampoline */
+                break;
+            continue;
+        }
+        if (in_hidden(ip))
+            continue;
         uintptr_t start = top ? top_frame_start(u, ip) : caller_frame_start(u, ip);
         if (start == 0)
             return HP_UNWIND_FAILED;

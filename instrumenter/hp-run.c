@@ -7,14 +7,17 @@
  * MPI through the next definition (dlsym(RTLD_NEXT)), not through PMPI_*, so a PMPI
  * tool can still be used at the same time. Processes that never initialize MPI (mpiexec
  * itself, its proxies) write nothing, except the program itself when the command is the
- * program (`hp-run ./app`: not a launcher, not a script): hp-run sets HP_RUN_PROGRAM=1,
- * and that process is measured from its start whether or not it uses MPI.
+ * program (`hp-run ./app`: not a launcher, not a script): hp-run sets HP_RUN_PROGRAM to
+ * its own process id, which the command keeps, and that process is measured from its
+ * start whether or not it uses MPI.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "install_dirs.h"
@@ -91,24 +94,32 @@ static bool is_launcher(const char *command)
     static const char *const names[] = { "mpiexec", "mpirun", "orterun", "prterun", "srun",
                                          "aprun", "jsrun", "flux", "ibrun", "poe", "lrun",
                                          "charmrun" };
+    /* also the suffixed names: mpiexec.hydra, mpirun.openmpi, mpiexec-mpich, mpirun_rsh */
     const char *base = strrchr(command, '/');
     base = base != NULL ? base + 1 : command;
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
         size_t n = strlen(names[i]);
-        /* also the suffixed names: mpiexec.hydra, mpirun.openmpi */
-        if (strncmp(base, names[i], n) == 0 && (base[n] == '\0' || base[n] == '.'))
+        if (strncmp(base, names[i], n) == 0 &&
+            (base[n] == '\0' || strchr(".-_", base[n]) != NULL))
             return true;
     }
     return false;
 }
 
-/* The file execvp runs for command (searched in PATH when it has no '/'), malloc'd, or
- * NULL when there is none. */
+static bool is_executable_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+/* The file execvp runs for command (searched in PATH when it has no '/', or in glibc's
+ * default "/bin:/usr/bin" when PATH is unset), malloc'd, or NULL when there is none. */
 static char *command_path(const char *command)
 {
     if (strchr(command, '/') != NULL)
         return hp_concat(command, "");
-    for (const char *d = getenv("PATH"); d != NULL;) {
+    const char *search = getenv("PATH") != NULL ? getenv("PATH") : "/bin:/usr/bin";
+    for (const char *d = search; d != NULL;) {
         const char *end = strchr(d, ':');
         size_t len = end != NULL ? (size_t)(end - d) : strlen(d);
         char *dir = len > 0 ? strndup(d, len) : strdup("."); /* empty: the current one */
@@ -116,7 +127,7 @@ static char *command_path(const char *command)
         char *candidate = slash != NULL ? hp_concat(slash, command) : NULL;
         free(dir);
         free(slash);
-        if (candidate != NULL && access(candidate, X_OK) == 0)
+        if (candidate != NULL && is_executable_file(candidate))
             return candidate;
         free(candidate);
         d = end != NULL ? end + 1 : NULL;
@@ -160,8 +171,8 @@ static void print_command(FILE *out, const char *preload, bool program, char **c
 {
     if (getenv("HP_SAMPLING_FREQUENCY") == NULL)
         fprintf(out, "HP_SAMPLING_FREQUENCY=" DEFAULT_SAMPLING_HZ " ");
-    if (program)
-        fprintf(out, "HP_RUN_PROGRAM=1 ");
+    if (program) /* execvp keeps the process, so its id */
+        fprintf(out, "HP_RUN_PROGRAM=%" PRIdMAX " ", (intmax_t)getpid());
     fprintf(out, "LD_PRELOAD=%s", preload);
     for (char **word = command; *word != NULL; word++)
         fprintf(out, " %s", *word);
@@ -190,13 +201,15 @@ int main(int argc, char **argv)
         goto out;
     }
     bool program = !is_launcher(argv[first]) && !is_script(argv[first]);
+    char pid_text[32];
+    snprintf(pid_text, sizeof(pid_text), "%" PRIdMAX, (intmax_t)getpid());
     if (flags & (OPT_DRY_RUN | OPT_VERBOSE))
         print_command(flags & OPT_DRY_RUN ? stdout : stderr, preload, program, argv + first);
     if (flags & OPT_DRY_RUN)
         goto out;
     if (setenv("LD_PRELOAD", preload, 1) != 0 ||
         setenv("HP_SAMPLING_FREQUENCY", DEFAULT_SAMPLING_HZ, 0) != 0 ||
-        (program && setenv("HP_RUN_PROGRAM", "1", 1) != 0)) {
+        (program && setenv("HP_RUN_PROGRAM", pid_text, 1) != 0)) {
         perror(PROG ": setenv");
         status = 1;
         goto out;

@@ -102,20 +102,21 @@ extern const int hp_nocompiler_build __attribute__((weak));
 
 enum { DEFAULT_NOCOMPILER_HZ = 1000 };
 
-/* hp-run sets HP_RUN_PROGRAM=1 when its command is the program itself, not a launcher
- * or a script: the process that loads us with it is measured from its start, and writes
- * its experiment at exit whether or not it initializes MPI (a threaded or OpenMP program
- * without MPI). The variable is taken out of the environment at once, so that the
- * processes the program starts are measured as MPI processes only. */
+/* hp-run sets HP_RUN_PROGRAM to its own process id when its command is the program
+ * itself, not a launcher or a script, and then execs the command in that process: the
+ * process with that id (also after further execs: env, nice, numactl) is measured from
+ * its start and writes its experiment at exit whether or not it initializes MPI (a
+ * threaded or OpenMP program without MPI). The processes it starts have other ids and are
+ * measured as MPI processes only. An id, not a flag taken out of the environment: a
+ * program may define its own unsetenv (bash does), which does nothing this early. */
 static bool run_program;
 
 static void take_run_program(void)
 {
     const char *v = getenv("HP_RUN_PROGRAM");
-    if (v == NULL)
-        return;
-    run_program = strcmp(v, "1") == 0;
-    unsetenv("HP_RUN_PROGRAM");
+    char *end;
+    long pid = v != NULL ? strtol(v, &end, 10) : 0;
+    run_program = v != NULL && end != v && *end == '\0' && pid == (long)getpid();
 }
 
 /* Sampling starts here, before the master thread's location (and its timer) exists. */

@@ -6,8 +6,10 @@
 # it. Samples in the runtime's barrier waits stay with the barrier. The forking path's
 # inclusive time holds the region's on every thread. sampled.c: first() forks one
 # region, second() two; -fno-optimize-sibling-calls keeps compute() on the stack.
+# fork_edges.c: exit() inside a region (trace balanced, no time counted twice) and a
+# recursion on the forking path with HP_PROFILING_RECURSION=collapse.
 . "$HP_SRCDIR/test/integration/lib.sh"
-plan 31
+plan 38
 
 SRC="$PROGRAMS/openmp/sampled.c"
 CFLAGS="-fopenmp -O1 -fno-optimize-sibling-calls -g"
@@ -100,4 +102,29 @@ OMP_NUM_THREADS=2 HP_ENABLE_TRACING=1 HP_EXPERIMENT_DIRECTORY=tr check "--nocomp
     timeout 60 mpiexec -n 2 ./sampled
 check "--nocompiler traced: otf2check.py passes" \
     $PY "$HP_SRCDIR/test/tools/otf2check.py" --allow-hybrid-samples tr/traces.otf2
+
+# fork_edges.c: exit() inside a region ends measurement with the forking path open
+EDGES="$PROGRAMS/openmp/fork_edges.c"
+check "build fork_edges.c with --nocompiler" \
+    hp-instrument --nocompiler gcc $CFLAGS -o edges "$EDGES"
+OMP_NUM_THREADS=2 HP_ENABLE_TRACING=1 HP_EXPERIMENT_DIRECTORY=ex check "exit() in a region, traced" \
+    ./edges exit
+check "exit() in a region: otf2check.py passes (every Leave has its region)" \
+    $PY "$HP_SRCDIR/test/tools/otf2check.py" --allow-hybrid-samples ex/traces.otf2
+check "build fork_edges.c with hooks" hp-instrument gcc $CFLAGS -o edges-hooks "$EDGES"
+printf 'SCOREP_REGION_NAMES_BEGIN\n  EXCLUDE compute\nSCOREP_REGION_NAMES_END\n' >compute.filter
+OMP_NUM_THREADS=2 HP_SAMPLING_FREQUENCY=1000 HP_FILTERING_FILE=compute.filter \
+    HP_EXPERIMENT_DIRECTORY=exh ./edges-hooks exit
+got=$($CUBEDUMP exh/profile.cubex | unsanitized awk -F'\t' '$2 == 0 {
+        for (i = 3; i <= NF; i++) if ($i ~ /^time_incl=/) { t = $i; sub("time_incl=", "", t) }
+        if ($1 !~ /\//) root = t; if ($1 ~ /\/main$/) main = t }
+    END { print (root + 0 >= main + 0 && main > 0) ? "ok" : "root " root " < main " main }')
+check_eq "exit() in a region, hooks, compute filtered: main's time within the root's" ok "$got"
+# a(1) -> b -> a(0) forks: with collapse the team threads keep the forker's path
+OMP_NUM_THREADS=2 HP_PROFILING_RECURSION=collapse HP_EXPERIMENT_DIRECTORY=rec \
+    check "recursion on the forking path, collapse" ./edges recurse
+check_eq "collapse: the region under main/a/b/a in both threads, visits 1 each, none wrapped" \
+    "1 1;0" "$($CUBEDUMP rec/profile.cubex | unsanitized awk -F'\t' '{ sub("visits=", "", $3) }
+        $1 ~ /\/main\/a\/b\/a\/!\$omp parallel @fork_edges\.c:47$/ && $3 + 0 > 0 { v = v (v ? " " : "") $3 }
+        $3 + 0 > 1000000 { big++ } END { print v ";" big + 0 }')"
 finish

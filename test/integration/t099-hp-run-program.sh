@@ -1,21 +1,22 @@
 #!/bin/sh
 # hp-run with the program as its command (not a launcher, not a script) measures that
-# program from its start, MPI or not (HP_RUN_PROGRAM=1, taken out of the environment so
-# that the processes it starts are not): t017's OpenMP program built with plain gcc
-# gives every parallel, barrier and critical region under the sampled path that forked
-# it, with exact visits at 2 threads; --dry-run shows the variable for a program and
-# not for mpiexec.hydra, srun or a script.
+# program from its start, MPI or not (HP_RUN_PROGRAM=<the process id the command keeps>;
+# the processes it starts have other ids and are not): t017's OpenMP program built with
+# plain gcc gives every parallel, barrier and critical region under the sampled path
+# that forked it, with exact visits at 2 threads; --dry-run shows the variable for a
+# program and not for mpiexec.hydra, mpirun_rsh, srun or a script; a program run through
+# env (which execs it in the same process) is measured, bash's children are not.
 . "$HP_SRCDIR/test/integration/lib.sh"
-plan 10
+plan 12
 
-dry() { unsanitized hp-run --dry-run "$@" | sed 's/LD_PRELOAD=[^ ]* //'; }
+dry() { unsanitized hp-run --dry-run "$@" | sed 's/LD_PRELOAD=[^ ]* //; s/HP_RUN_PROGRAM=[0-9][0-9]* /HP_RUN_PROGRAM=PID /'; }
 printf '#!/bin/sh\nexec "$@"\n' >wrap.sh
 chmod +x wrap.sh
 check_eq "--dry-run: a program gets HP_RUN_PROGRAM=1" \
-    "HP_SAMPLING_FREQUENCY=1000 HP_RUN_PROGRAM=1 ./openmp" "$(dry ./openmp)"
+    "HP_SAMPLING_FREQUENCY=1000 HP_RUN_PROGRAM=PID ./openmp" "$(dry ./openmp)"
 check_eq "--dry-run: launchers do not" \
-    "HP_SAMPLING_FREQUENCY=1000 mpiexec.hydra -n 2 ./x;HP_SAMPLING_FREQUENCY=1000 srun ./x" \
-    "$(dry mpiexec.hydra -n 2 ./x);$(dry srun ./x)"
+    "HP_SAMPLING_FREQUENCY=1000 mpiexec.hydra -n 2 ./x;HP_SAMPLING_FREQUENCY=1000 mpirun_rsh ./x;HP_SAMPLING_FREQUENCY=1000 srun ./x" \
+    "$(dry mpiexec.hydra -n 2 ./x);$(dry mpirun_rsh ./x);$(dry srun ./x)"
 check_eq "--dry-run: a script does not" "HP_SAMPLING_FREQUENCY=1000 ./wrap.sh ./x" \
     "$(dry ./wrap.sh ./x)"
 
@@ -42,6 +43,11 @@ check_eq "every OpenMP region under the path that forked it, exact visits" \
     "$M/dynamic_loop/!\$omp parallel @openmp.c:26${T}1 1;$M/dynamic_loop/!\$omp parallel @openmp.c:26/!\$omp implicit barrier @openmp.c:26${T}1 1;$N${T}1 1;$N/!\$omp implicit barrier @openmp.c:52${T}1 1;$N/inner/!\$omp parallel @openmp.c:46${T}4;$N/inner/!\$omp parallel @openmp.c:46/!\$omp implicit barrier @openmp.c:46${T}4;$M/static_loop/!\$omp parallel @openmp.c:19${T}1 1;$M/static_loop/!\$omp parallel @openmp.c:19/!\$omp implicit barrier @openmp.c:19${T}1 1;$S${T}1 1;$S/!\$omp barrier @openmp.c:36${T}1 1;$S/!\$omp critical @openmp.c:37${T}1 1;$S/!\$omp critical @openmp.c:37/!\$omp critical sblock @openmp.c:37${T}1 1;$S/!\$omp critical @openmp.c:39${T}1 1;$S/!\$omp critical @openmp.c:39/!\$omp critical sblock @openmp.c:39${T}1 1;$S/!\$omp implicit barrier @openmp.c:33${T}1 1;" \
     "$got"
 
-children=$(HP_EXPERIMENT_DIRECTORY=sh hp-run sh -c 'env | grep HP_RUN_PROGRAM')
-check_eq "HP_RUN_PROGRAM does not reach the program's children" "" "$children"
+OMP_NUM_THREADS=2 HP_EXPERIMENT_DIRECTORY=viaenv check "hp-run env A=1 ./openmp" \
+    hp-run env A=1 ./openmp
+check_eq "through env: the program's experiment" "openmp" \
+    "$($CUBEDUMP viaenv/profile.cubex | awk -F'\t' 'NR == 1 { print $1 }')"
+# bash is the program here; its children ./openmp and true are not measured
+OMP_NUM_THREADS=2 HP_EXPERIMENT_DIRECTORY=kids hp-run bash -c './openmp; true' >/dev/null 2>&1
+check_eq "bash's children write no experiment" "kids" "$(ls -d kids*)"
 finish

@@ -127,10 +127,12 @@ bool hp__omp_fork_begin(hp_omp_fork *f, uintptr_t addr, uintptr_t runtime)
     if (r == NULL)
         return false;
     *f = (hp_omp_fork){ .region = r, .code = addr, .forker = loc, .path = loc->current };
-    if (unlikely(loc->sampling != NULL) && loc->current != NULL &&
-        !hp_location_switched_off(loc)) {
+    if (unlikely(loc->sampling != NULL)) {
         hide_runtime(runtime);
-        unwind_fork_path(loc, f);
+        /* inside an excluded subtree (HP_EXCLUDE_SUBTREES) nothing is shown below it:
+           the team threads drop the region there too */
+        if (loc->current != NULL && !hp_location_switched_off(loc) && loc->excluded_depth == 0)
+            unwind_fork_path(loc, f);
     }
     return true;
 }

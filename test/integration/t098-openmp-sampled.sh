@@ -7,9 +7,10 @@
 # inclusive time holds the region's on every thread. sampled.c: first() forks one
 # region, second() two; -fno-optimize-sibling-calls keeps compute() on the stack.
 # fork_edges.c: exit() inside a region (trace balanced, no time counted twice) and a
-# recursion on the forking path with HP_PROFILING_RECURSION=collapse.
+# recursion on the forking path with HP_PROFILING_RECURSION=collapse; a fork inside an
+# excluded subtree (HP_EXCLUDE_SUBTREES) shows in no thread.
 . "$HP_SRCDIR/test/integration/lib.sh"
-plan 38
+plan 40
 
 SRC="$PROGRAMS/openmp/sampled.c"
 CFLAGS="-fopenmp -O1 -fno-optimize-sibling-calls -g"
@@ -125,6 +126,15 @@ OMP_NUM_THREADS=2 HP_PROFILING_RECURSION=collapse HP_EXPERIMENT_DIRECTORY=rec \
     check "recursion on the forking path, collapse" ./edges recurse
 check_eq "collapse: the region under main/a/b/a in both threads, visits 1 each, none wrapped" \
     "1 1;0" "$($CUBEDUMP rec/profile.cubex | unsanitized awk -F'\t' '{ sub("visits=", "", $3) }
-        $1 ~ /\/main\/a\/b\/a\/!\$omp parallel @fork_edges\.c:47$/ && $3 + 0 > 0 { v = v (v ? " " : "") $3 }
+        $1 ~ /\/main\/a\/b\/a\/!\$omp parallel @fork_edges\.c:[0-9]+$/ && $3 + 0 > 0 { v = v (v ? " " : "") $3 }
         $3 + 0 > 1000000 { big++ } END { print v ";" big + 0 }')"
+# outer (excluded) -> inner (filtered) forks: nothing below outer in any thread
+printf 'SCOREP_REGION_NAMES_BEGIN\n  EXCLUDE inner\nSCOREP_REGION_NAMES_END\n' >inner.filter
+OMP_NUM_THREADS=2 HP_SAMPLING_FREQUENCY=1000 HP_FILTERING_FILE=inner.filter \
+    HP_EXCLUDE_SUBTREES=outer HP_EXPERIMENT_DIRECTORY=exc check "HP_EXCLUDE_SUBTREES=outer" \
+    ./edges-hooks exclude
+check_eq "HP_EXCLUDE_SUBTREES: the region is in no thread's tree, outer visited once" \
+    "0;1" "$($CUBEDUMP exc/profile.cubex | unsanitized awk -F'\t' '{ sub("visits=", "", $3) }
+        index($1, "!$omp") && $3 + 0 > 0 { omp++ } $1 ~ /\/main\/outer$/ { o += $3 }
+        END { print omp + 0 ";" o + 0 }')"
 finish

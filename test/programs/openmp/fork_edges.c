@@ -4,7 +4,8 @@
  *                       the others still spin: measurement ends with the forking path
  *                       and the region open in every thread;
  *   fork_edges recurse  a(1) -> b(0) -> a(0) forks: the unwound path holds a twice,
- *                       which HP_PROFILING_RECURSION=collapse folds in team threads.
+ *                       which HP_PROFILING_RECURSION=collapse folds in team threads;
+ *   fork_edges exclude  outer() -> inner() forks, for HP_EXCLUDE_SUBTREES=outer.
  */
 #include <omp.h>
 #include <stdlib.h>
@@ -53,10 +54,24 @@ __attribute__((noinline)) void b(int n)
     a(n);
 }
 
+__attribute__((noinline)) void inner(void)
+{
+#pragma omp parallel
+    spin(0.03);
+}
+
+__attribute__((noinline)) void outer(void)
+{
+    inner();
+}
+
 int main(int argc, char **argv)
 {
-    if (argc > 1 && strcmp(argv[1], "exit") == 0)
+    const char *mode = argc > 1 ? argv[1] : "recurse";
+    if (strcmp(mode, "exit") == 0)
         compute();
+    else if (strcmp(mode, "exclude") == 0)
+        outer();
     else
         a(1);
     return 0;

@@ -223,14 +223,22 @@ hp_cct_node *hp_sampling_call_path(hp_location *loc)
 /* ---- the signal handler -------------------------------------------------------------- */
 
 /* The effective interval of a sample taken now, and the start of the next one. */
-static uint64_t effective_interval(hp_location *loc, uint64_t now)
+/* The time since the previous valid sample minus the MPI time measured in between, and
+ * the start of the next interval now. */
+static uint64_t take_interval(hp_location *loc, uint64_t now)
 {
     struct hp_sampling *s = loc->sampling;
     uint64_t mpi = loc->mpi_ticks - s->mpi_at_last;
     uint64_t span = now - s->last_ticks;
     s->last_ticks = now;
     s->mpi_at_last = loc->mpi_ticks;
-    uint64_t ticks = span > mpi ? span - mpi : 0;
+    return span > mpi ? span - mpi : 0;
+}
+
+static uint64_t effective_interval(hp_location *loc, uint64_t now)
+{
+    struct hp_sampling *s = loc->sampling;
+    uint64_t ticks = take_interval(loc, now);
     uint64_t bucket = s->interval_ticks > 0 ? ticks * 10 / s->interval_ticks : 0;
     s->stats.histogram[bucket < HP_SAMPLING_BUCKETS ? bucket : HP_SAMPLING_BUCKETS - 1]++;
     return ticks;
@@ -261,21 +269,14 @@ static void save_fork_path(hp_location *loc, struct hp_sampling *s)
 
 void hp_sampling_fork_begin(hp_location *loc, hp_cct_node *leaf)
 {
-    struct hp_sampling *s = loc->sampling;
-    uint64_t now = hp_timer_now();
-    uint64_t mpi = loc->mpi_ticks - s->mpi_at_last;
-    uint64_t span = now - s->last_ticks;
-    hp_cct_path_add(leaf, loc->current, span > mpi ? span - mpi : 0);
-    s->last_ticks = now;
-    s->mpi_at_last = loc->mpi_ticks;
-    save_fork_path(loc, s);
+    hp_cct_path_add(leaf, loc->current, take_interval(loc, hp_timer_now()));
+    save_fork_path(loc, loc->sampling);
 }
 
 void hp_sampling_fork_end(hp_location *loc)
 {
     struct hp_sampling *s = loc->sampling;
-    s->last_ticks = hp_timer_now();
-    s->mpi_at_last = loc->mpi_ticks;
+    take_interval(loc, hp_timer_now()); /* dropped: the fork's measured time holds it */
     if (s->fork_count > 0) { /* the forking functions are still the same activations */
         memcpy(s->prev, s->fork_prev, s->fork_count * sizeof(*s->prev));
         memcpy(s->prev_nodes, s->fork_nodes, s->fork_count * sizeof(*s->prev_nodes));
@@ -283,19 +284,6 @@ void hp_sampling_fork_end(hp_location *loc)
         s->prev_anchor = s->fork_anchor;
         s->fork_count = 0;
     }
-}
-
-/* Unwinds the interrupted context down to the innermost measured frame and places the
- * frames below loc->current: *leaf. */
-static path_result sample_path(hp_location *loc, void *ucontext, hp_cct_node **leaf)
-{
-    struct hp_sampling *s = loc->sampling;
-    uintptr_t starts[MAX_STOPS];
-    hp_unwind_stop stop = { starts, stop_addresses(loc, starts), 0 };
-    size_t count;
-    hp_unwind_status status = hp_unwind_signal(s->unwinder, ucontext, &stop, s->frames,
-                                               MAX_FRAMES, &count);
-    return place(loc, status, &stop, count, leaf);
 }
 
 /* A sample that is not unwound. With function hooks on the stack, its interval is spent
@@ -334,8 +322,13 @@ static void take_sample(hp_location *loc, void *ucontext)
     /* In switched-off code (subtree.h) nothing is unwound: the current region, the
      * excluded one or the root, has the time in its own already. */
     if (loc->current != NULL && !hp_location_switched_off(loc)) {
+        uintptr_t starts[MAX_STOPS];
+        hp_unwind_stop stop = { starts, stop_addresses(loc, starts), 0 };
+        size_t count;
+        hp_unwind_status status = hp_unwind_signal(s->unwinder, ucontext, &stop, s->frames,
+                                                   MAX_FRAMES, &count);
         hp_cct_node *leaf;
-        if (sample_path(loc, ucontext, &leaf) == PATH_ADDED)
+        if (place(loc, status, &stop, count, &leaf) == PATH_ADDED)
             s->stats.attributed++;
         hp_cct_path_add(leaf, loc->current, weight);
         /* OTF2's unwind distance: the frames newly entered since the previous sample,

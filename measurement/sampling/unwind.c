@@ -260,9 +260,9 @@ static uintptr_t caller_frame_start(hp_unwinder *u, uintptr_t ra)
     return start;
 }
 
-static bool in_hidden(uintptr_t ip)
+/* n: hidden_count, read once per unwind */
+static bool in_hidden(uintptr_t ip, unsigned n)
 {
-    unsigned n = atomic_load_explicit(&hidden_count, memory_order_acquire);
     for (unsigned i = 0; i < n; i++)
         if (in_range(&hidden_code[i], ip))
             return true;
@@ -302,14 +302,22 @@ static size_t trim_outer(const hp_unwind_frame *f, size_t n)
     return n;
 }
 
-/* True when our own frame at ip is a stop: a measured frame may carry the address of
- * one of our functions that stays on the stack while the program's code runs below it
- * (the OpenMP adapter's team trampoline, hp__omp_enter_at). Looked up only when there
- * are stops; the lookups are cached like any other. */
-static bool own_stop(hp_unwinder *u, hp_unwind_stop *stop, uintptr_t ip, bool top)
+/* True when a stop lies in our own code: a measured frame may carry the address of one
+ * of our functions that stays on the stack while the program's code runs below it (the
+ * OpenMP adapter's team trampoline, hp__omp_enter_at). Only then are our own frames
+ * looked up (MPI unwinds pass through several of them). */
+static bool has_own_stop(const hp_unwind_stop *stop)
 {
-    if (stop == NULL || stop->count == 0)
-        return false;
+    for (size_t i = 0; stop != NULL && i < stop->count; i++)
+        if (in_range(&own_code, stop->starts[i]))
+            return true;
+    return false;
+}
+
+/* True when our own frame at ip is one of the stops (has_own_stop said there is one). */
+static HP_COLD bool own_frame_stops(hp_unwinder *u, hp_unwind_stop *stop, uintptr_t ip,
+                                    bool top)
+{
     uintptr_t start = top ? top_frame_start(u, ip) : caller_frame_start(u, ip);
     return start != 0 && is_stop(stop, start);
 }
@@ -323,16 +331,19 @@ static hp_unwind_status frames_of(hp_unwinder *u, size_t first, size_t count,
     size_t n = 0;
     if (stop != NULL)
         stop->hit = stop->count;
+    /* own frames can be stops only below a runtime's trampolines (hp_unwind_hide_object) */
+    unsigned hidden = atomic_load_explicit(&hidden_count, memory_order_acquire);
+    bool own_stops = hidden > 0 && has_own_stop(stop);
     for (size_t i = first; i < count; i++) {
         uintptr_t ip = (uintptr_t)u->ips[i];
-        bool top = i == first && exact_first;
         if (in_range(&own_code, ip)) { /* hpmeasure's own frames (wrappers, hooks) */
-            if (own_stop(u, stop, ip, top)) /* an OpenMP team trampoline */
-                break;
+            if (unlikely(own_stops) && own_frame_stops(u, stop, ip, i == first && exact_first))
+                break; /* an OpenMP team trampoline */
             continue;
         }
-        if (in_hidden(ip))
+        if (unlikely(hidden > 0) && in_hidden(ip, hidden))
             continue;
+        bool top = i == first && exact_first;
         uintptr_t start = top ? top_frame_start(u, ip) : caller_frame_start(u, ip);
         if (start == 0)
             return HP_UNWIND_FAILED;

@@ -71,8 +71,9 @@ int hp_unwind_init(void);
 /* Leaves the frames of the object (shared library) whose code holds addr out of every
  * unwind from now on, as this library's are: a runtime's internals (the OpenMP runtime's
  * thread start, fork and barrier code), whose samples then go to the nearest frame of
- * the program or to the innermost measured region. At most 4 objects; not for signal
- * handlers (dl_iterate_phdr, a mutex). */
+ * the program or to the innermost measured region. From then on our own frames may be
+ * stops too (the adapter's trampolines that the runtime calls). At most 4 objects; not
+ * for signal handlers (dl_iterate_phdr, a mutex). */
 void hp_unwind_hide_object(const void *addr);
 
 /* A location's caches, from its arena. NULL when the budget is used up. */

@@ -47,6 +47,9 @@ static int check_config(void)
         fprintf(stderr, "hp-info: invalid configuration:\n%s\n", err);
         return 1;
     }
+    extern char **environ;
+    if (hp_config_check_names(environ, err, sizeof(err)) > 0)
+        fprintf(stderr, "hp-info: warning:\n%s", err);
     hp_config_print_effective(stdout);
     return 0;
 }

@@ -38,7 +38,7 @@ static int probe_rank(void)
         PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
         return rank;
     }
-    const char *env = getenv("PMI_RANK"); /* MPICH's process manager sets it */
+    const char *env = secure_getenv("PMI_RANK"); /* MPICH's process manager sets it */
     return env != NULL ? atoi(env) : 0;
 }
 

@@ -14,6 +14,7 @@
 #include <strings.h>
 
 #include "signal_names.h"
+#include "util/escape.h"
 #include "util/log.h"
 
 hp_config hp_cfg;
@@ -160,10 +161,12 @@ static const config_var config_vars[] = {
     { "HP_FINALIZE_SIGNALS", VAR_STRING, "TERM,INT,XCPU,USR2", FIELD(finalize_signals),
       "Signals that end the measurement cleanly: what was recorded so far is written, "
       "marked as interrupted, then the program's own handler or the default action runs. "
-      "Names (TERM or SIGTERM) or numbers, comma-separated; none = off. See doc/signals.md." },
+      "Names (TERM or SIGTERM), numbers (1 to 64) or real-time signals (SIGRTMIN+3, "
+      "RTMAX-1), comma-separated; none = off (empty is refused). See doc/signals.md." },
     { "HP_DUMP_SIGNAL", VAR_STRING, "", FIELD(dump_signal),
       "A signal (e.g. USR1) that writes a snapshot of the profile so far without stopping "
-      "(snapshot-N/ in the experiment directory); empty = off. See doc/signals.md." },
+      "(snapshot-N/ in the experiment directory); empty or none = off. Not one of "
+      "HP_FINALIZE_SIGNALS. See doc/signals.md." },
     { "HP_SITE_LOG", VAR_STRING, "", FIELD(site_log),
       "Site accounting log: an absolute path of a file, or of a directory for one file per "
       "day, to which rank 0 appends one JSON line per job at the end. With "
@@ -345,19 +348,28 @@ static const char *check_range(const config_var *v)
     return NULL;
 }
 
-/* Signal lists (signal_names.c): NULL when valid, else why not (into why). */
+/* Signal lists (signal_names.c): NULL when valid, else why not (into why). An empty
+ * HP_FINALIZE_SIGNALS would silently mean none, and SIGTERM would then write nothing. */
 static const char *check_signals(const config_var *v, char *why, size_t whylen)
 {
     const char *s = (const char *)&hp_cfg + v->offset;
     hp_signal_set set;
     if (strcmp(v->name, "HP_FINALIZE_SIGNALS") != 0 && strcmp(v->name, "HP_DUMP_SIGNAL") != 0)
         return NULL;
+    if (strcmp(v->name, "HP_FINALIZE_SIGNALS") == 0 && s[strspn(s, " \t")] == '\0')
+        return "empty; none means no signal";
     if (hp_signal_parse_list(s, &set, why, whylen) < 0)
         return why;
     if (strcmp(v->name, "HP_DUMP_SIGNAL") == 0 && (set & (set - 1)) != 0)
         return "one signal only";
     return NULL;
 }
+
+/* HP_DUMP_SIGNAL against HP_FINALIZE_SIGNALS, once both are read: a signal that both
+ * snapshots and ends the measurement cannot do both (HP_DUMP_SIGNAL=TERM would keep
+ * SIGTERM from ending the program). Returns 0 or -1 after a message into err. */
+static int check_dump_not_finalize(const char *(*getenv_fn)(const char *), char *err,
+                                   size_t errlen);
 
 /* Pattern lists (subtree.c): NULL when valid, else why not. */
 static const char *check_patterns(const config_var *v)
@@ -395,31 +407,58 @@ int hp_config_load(const char *(*getenv_fn)(const char *), char *err, size_t err
         if (s == NULL)
             continue;
         const char *range = NULL;
-        char why[128], forms[128];
+        char why[128], forms[128], shown[100];
+        /* Echoed escaped and cut: a value may hold anything, terminal escapes too. */
+        hp_escape_text(shown, sizeof(shown), s, strlen(s));
         if (store_value(v, s) < 0) {
             if (v->type == VAR_STRING)
                 append(err, errlen, "%s='%.60s...' is too long: at most %zu characters\n",
-                       v->name, s, v->size - 1);
+                       v->name, shown, v->size - 1);
             else
-                append(err, errlen, "%s='%s' is not valid: expected %s\n", v->name, s,
+                append(err, errlen, "%s='%s' is not valid: expected %s\n", v->name, shown,
                        accepted_forms(v, forms, sizeof(forms)));
             bad = 1;
         } else if ((range = check_range(v)) != NULL) {
-            append(err, errlen, "%s='%s' is out of range: expected %s\n", v->name, s, range);
+            append(err, errlen, "%s='%s' is out of range: expected %s\n", v->name, shown,
+                   range);
             bad = 1;
         } else if ((range = check_signals(v, why, sizeof(why))) != NULL) {
-            append(err, errlen, "%s='%s' is not valid (%s): expected %s\n", v->name, s,
+            append(err, errlen, "%s='%s' is not valid (%s): expected %s\n", v->name, shown,
                    range, HP_SIGNAL_LIST_FORMS);
             bad = 1;
         } else if ((range = check_patterns(v)) != NULL) {
             append(err, errlen, "%s='%s' is not valid (%s): expected function names or "
-                   "wildcard patterns, separated by commas, e.g. solve,io_*\n", v->name, s,
+                   "wildcard patterns, separated by commas, e.g. solve,io_*\n", v->name, shown,
                    range);
             bad = 1;
         }
     }
+    if (!bad && check_dump_not_finalize(getenv_fn, err, errlen) < 0)
+        bad = 1;
     hp_log_set_verbosity(hp_cfg.verbose); /* the one place HP_VERBOSE is read */
     return bad ? -1 : 0;
+}
+
+static int check_dump_not_finalize(const char *(*getenv_fn)(const char *), char *err,
+                                   size_t errlen)
+{
+    hp_signal_set dump, finalize;
+    char why[128];
+    if (hp_signal_parse_list(hp_cfg.dump_signal, &dump, why, sizeof(why)) < 0 ||
+        hp_signal_parse_list(hp_cfg.finalize_signals, &finalize, why, sizeof(why)) < 0 ||
+        (dump & finalize) == 0)
+        return 0;
+    bool set = getenv_fn("HP_FINALIZE_SIGNALS") != NULL;
+    char dump_shown[100], finalize_shown[300];
+    append(err, errlen, "HP_DUMP_SIGNAL='%s' is not valid (it is also a finalize signal: "
+           "HP_FINALIZE_SIGNALS=%s%s): expected a signal that is not in "
+           "HP_FINALIZE_SIGNALS, e.g. USR1, or leave it out of HP_FINALIZE_SIGNALS\n",
+           hp_escape_text(dump_shown, sizeof(dump_shown), hp_cfg.dump_signal,
+                          strlen(hp_cfg.dump_signal)),
+           hp_escape_text(finalize_shown, sizeof(finalize_shown), hp_cfg.finalize_signals,
+                          strlen(hp_cfg.finalize_signals)),
+           set ? "" : " by default");
+    return -1;
 }
 
 void hp_config_print_help(FILE *out)
@@ -462,4 +501,112 @@ void hp_config_print_effective(FILE *out)
         print_value(out, &config_vars[i]);
         fputc('\n', out);
     }
+}
+
+/* ---------------------------------------------------------------- unknown names */
+
+/* Variables that start with HP_ but are not the measurement's configuration: they belong
+ * to the compiler wrapper and the launcher, to the example plug-ins (doc/plugins.md),
+ * and to the project's own build, test and benchmark scripts, which run measured
+ * programs with them set. None of them is worth a warning. */
+static const char *const other_names[] = {
+    "HP_WRAPPER", "HP_WRAPPER_ARGS", /* hp-instrument */
+    "HP_SRCDIR", "HP_BUILDDIR", "HP_BUILD_DIR", "HP_TOP", "HP_PREFIX", "HP_JOBS",
+    "HP_PACKAGES", "HP_CONFIGURE_ARGS", "HP_SANITIZE_CFLAGS", "HP_ASAN_RUNTIME",
+    "HP_MPI_TIMEOUT", "HP_UPDATE_SCREENSHOT", "HP_PLUGIN_GCC_VERSION",
+};
+static const char *const other_prefixes[] = {
+    "HP_INSTRUMENT_", /* hp-instrument's install directories and plug-in */
+    "HP_RUN_",        /* hp-run (HP_RUN_PROGRAM, HP_RUN_LIBDIR) */
+    "HP_CSV_", "HP_ITER_", /* the example plug-ins */
+    "HP_TEST_", "HP_BENCH_",
+};
+
+static bool is_other_name(const char *name, size_t n)
+{
+    for (size_t i = 0; i < sizeof(other_names) / sizeof(other_names[0]); i++)
+        if (strlen(other_names[i]) == n && strncmp(other_names[i], name, n) == 0)
+            return true;
+    for (size_t i = 0; i < sizeof(other_prefixes) / sizeof(other_prefixes[0]); i++)
+        if (strncmp(other_prefixes[i], name, strlen(other_prefixes[i])) == 0)
+            return true;
+    return false;
+}
+
+static bool is_config_name(const char *name, size_t n)
+{
+    for (size_t i = 0; i < NVARS; i++)
+        if (strlen(config_vars[i].name) == n && strncmp(config_vars[i].name, name, n) == 0)
+            return true;
+    return false;
+}
+
+/* Edit distance (insertions, deletions, substitutions and swaps of two neighbours, case
+ * ignored) between a (n bytes) and b, stopping at NAME_MAX_LENGTH characters. */
+enum { NAME_MAX_LENGTH = 48 };
+
+static size_t name_distance(const char *a, size_t n, const char *b)
+{
+    size_t m = strlen(b), d[NAME_MAX_LENGTH + 1][NAME_MAX_LENGTH + 1];
+    n = n < NAME_MAX_LENGTH ? n : NAME_MAX_LENGTH;
+    m = m < NAME_MAX_LENGTH ? m : NAME_MAX_LENGTH;
+    for (size_t i = 0; i <= n; i++)
+        d[i][0] = i;
+    for (size_t j = 0; j <= m; j++)
+        d[0][j] = j;
+    for (size_t i = 1; i <= n; i++) {
+        for (size_t j = 1; j <= m; j++) {
+            size_t cost = toupper((unsigned char)a[i - 1]) != toupper((unsigned char)b[j - 1]);
+            size_t best = d[i - 1][j - 1] + cost;
+            if (d[i - 1][j] + 1 < best)
+                best = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < best)
+                best = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && toupper((unsigned char)a[i - 1]) == toupper((unsigned char)b[j - 2]) &&
+                toupper((unsigned char)a[i - 2]) == toupper((unsigned char)b[j - 1]) &&
+                d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1;
+            d[i][j] = best;
+        }
+    }
+    return d[n][m];
+}
+
+/* The known name closest to name (n bytes), or NULL when none is close enough to be a
+ * typo of it: at most 3 edits, and fewer than a third of the name's length. */
+static const char *closest_name(const char *name, size_t n)
+{
+    const char *best = NULL;
+    size_t best_distance = 4;
+    for (size_t i = 0; i < NVARS; i++) {
+        size_t d = name_distance(name, n, config_vars[i].name);
+        if (d < best_distance && d * 3 < n) {
+            best = config_vars[i].name;
+            best_distance = d;
+        }
+    }
+    return best;
+}
+
+int hp_config_check_names(char *const *env, char *out, size_t outlen)
+{
+    int unknown = 0;
+    if (outlen)
+        out[0] = '\0';
+    for (char *const *e = env; e != NULL && *e != NULL; e++) {
+        size_t n = strcspn(*e, "=");
+        if (strncmp(*e, "HP_", 3) != 0 || is_config_name(*e, n) || is_other_name(*e, n))
+            continue;
+        char shown[100];
+        const char *close = closest_name(*e, n);
+        hp_escape_text(shown, sizeof(shown), *e, n);
+        if (close != NULL)
+            append(out, outlen, "%s is not a configuration variable; did you mean %s? "
+                   "It is ignored.\n", shown, close);
+        else
+            append(out, outlen, "%s is not a configuration variable; it is ignored "
+                   "('hp-info config-vars' lists them).\n", shown);
+        unknown++;
+    }
+    return unknown;
 }

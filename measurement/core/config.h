@@ -68,6 +68,12 @@ extern hp_config hp_cfg;
  * pass their own. */
 int hp_config_load(const char *(*getenv_fn)(const char *), char *err, size_t errlen);
 
+/* Names every variable of env (a NULL-terminated NAME=value array, like environ) that
+ * starts with HP_ but is neither a configuration variable nor one of the other tools'
+ * (hp-instrument, hp-run, the example plug-ins), one line each into out, with the closest
+ * configuration variable when it looks like a typo of one. Returns how many. */
+int hp_config_check_names(char *const *env, char *out, size_t outlen);
+
 /* Prints every variable with its type, default and meaning (hp-info config-vars). */
 void hp_config_print_help(FILE *out);
 

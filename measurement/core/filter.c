@@ -15,6 +15,8 @@
 
 #include "filter.h"
 
+#include "util/escape.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <fnmatch.h>
@@ -252,11 +254,13 @@ static const char *expected_now(const struct parser *p)
     return "";
 }
 
+/* The word is echoed escaped and cut: the file may hold anything, terminal escapes too. */
 static int unexpected_word(const struct parser *p, const struct word *w)
 {
     const struct lexer *lx = &p->lexer;
+    char shown[100];
     write_message(lx->err, lx->errlen, "%s:%d: found '%s', expected %s", lx->origin, w->line,
-                  w->text, expected_now(p));
+                  hp_escape_text(shown, sizeof(shown), w->text, w->length), expected_now(p));
     return -1;
 }
 
@@ -399,9 +403,10 @@ hp_filter *hp_filter_parse(const char *text, const char *origin, char *err, size
     return p.filter;
 }
 
-/* Reads the whole file into a NUL-terminated buffer. Returns it, or NULL with *error set
- * to an errno value. fopen succeeds on a directory; the read then fails with EISDIR. */
-static char *read_whole_file(const char *path, int *error)
+/* Reads the whole file into a NUL-terminated buffer and its length into *size. Returns
+ * it, or NULL with *error set to an errno value. fopen succeeds on a directory; the read
+ * then fails with EISDIR. */
+static char *read_whole_file(const char *path, size_t *size, int *error)
 {
     FILE *fp = fopen(path, "r");
     if (fp == NULL) {
@@ -434,6 +439,7 @@ static char *read_whole_file(const char *path, int *error)
     }
     fclose(fp);
     buffer[length] = '\0';
+    *size = length;
     return buffer;
 fail:
     fclose(fp);
@@ -441,12 +447,37 @@ fail:
     return NULL;
 }
 
+/* A NUL byte would end the text early and be reported as "found end of file": a filter
+ * file is text, so a NUL anywhere is the error, named by line and column (1-based). */
+static int check_no_nul(const char *text, size_t length, const char *path, char *err,
+                        size_t errlen)
+{
+    const char *nul = memchr(text, '\0', length);
+    if (nul == NULL)
+        return 0;
+    int line = 1;
+    const char *line_start = text;
+    for (const char *c = text; c < nul; c++)
+        if (*c == '\n') {
+            line++;
+            line_start = c + 1;
+        }
+    write_message(err, errlen, "%s:%d:%d: found a NUL byte, expected text (a filter file is "
+                  "a text file)", path, line, (int)(nul - line_start) + 1);
+    return -1;
+}
+
 hp_filter *hp_filter_load(const char *path, char *err, size_t errlen)
 {
     int error = 0;
-    char *text = read_whole_file(path, &error);
+    size_t length = 0;
+    char *text = read_whole_file(path, &length, &error);
     if (text == NULL) {
         write_message(err, errlen, "%s: cannot read: %s", path, strerror(error));
+        return NULL;
+    }
+    if (check_no_nul(text, length, path, err, errlen) < 0) {
+        free(text);
         return NULL;
     }
     hp_filter *f = hp_filter_parse(text, path, err, errlen);

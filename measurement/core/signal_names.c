@@ -71,6 +71,46 @@ const char *hp_signal_name(int sig)
     return e != NULL ? e->name : NULL;
 }
 
+/* A real-time signal counted from either end, SIG already taken off: RTMIN, RTMIN+n,
+ * RTMAX, RTMAX-n. Returns its number, 0 when name has none of these forms, or -1 when it
+ * has one but no such signal exists. */
+static int realtime_number(const char *name)
+{
+    int base, sign;
+    if (strncasecmp(name, "RTMIN", 5) == 0) {
+        base = SIGRTMIN;
+        sign = 1;
+    } else if (strncasecmp(name, "RTMAX", 5) == 0) {
+        base = SIGRTMAX;
+        sign = -1;
+    } else {
+        return 0;
+    }
+    const char *rest = name + 5;
+    if (*rest == '\0')
+        return base;
+    if (*rest != (sign > 0 ? '+' : '-') || !isdigit((unsigned char)rest[1]))
+        return -1;
+    char *end;
+    long n = strtol(rest + 1, &end, 10);
+    if (*end != '\0' || n > SIGRTMAX - SIGRTMIN)
+        return -1;
+    return base + sign * (int)n;
+}
+
+/* Why sig cannot be listed, or NULL when it can. */
+static const char *refusal(int sig)
+{
+    const signal_entry *e = by_number(sig);
+    if (e != NULL)
+        return e->refused;
+    if (sig < SIGRTMIN)
+        return "is taken by the C library for its threads (below SIGRTMIN)"; /* 32, 33 */
+    if (sig == SIGRTMIN + HP_SAMPLE_SIGNAL_OFFSET)
+        return "is the signal of hpmeasure's sampling (SIGRTMIN+6)";
+    return NULL;
+}
+
 /* Parses one item (len characters at s) into *sig. Returns 0 or -1 with why set. */
 static int parse_item(const char *s, size_t len, int *sig, char *why, size_t whylen)
 {
@@ -81,29 +121,36 @@ static int parse_item(const char *s, size_t len, int *sig, char *why, size_t why
     }
     memcpy(item, s, len);
     item[len] = '\0';
-    const signal_entry *e = NULL;
     if (isdigit((unsigned char)item[0])) {
         char *end;
         long n = strtol(item, &end, 10);
-        if (*end != '\0' || n < 1 || n > 63 || n > SIGRTMAX) {
+        if (*end != '\0' || n < 1 || n > SIGRTMAX || n > 64) {
             snprintf(why, whylen, "%s is not a signal number (1 to %d)", item, SIGRTMAX);
             return -1;
         }
         *sig = (int)n;
-        e = by_number(*sig);
     } else {
         const char *name = strncasecmp(item, "SIG", 3) == 0 ? item + 3 : item;
+        const signal_entry *e = NULL;
         for (int i = 0; i < NSIGNALS && e == NULL; i++)
             if (strcasecmp(name, signals[i].name) == 0)
                 e = &signals[i];
-        if (e == NULL) {
+        int rt = e == NULL ? realtime_number(name) : 0;
+        if (rt < 0) {
+            snprintf(why, whylen, "%s is not a real-time signal (SIGRTMIN+0 to SIGRTMIN+%d, "
+                     "or SIGRTMAX-%d to SIGRTMAX)", item, SIGRTMAX - SIGRTMIN,
+                     SIGRTMAX - SIGRTMIN);
+            return -1;
+        }
+        if (e == NULL && rt == 0) {
             snprintf(why, whylen, "%s is not a signal name", item);
             return -1;
         }
-        *sig = e->number;
+        *sig = e != NULL ? e->number : rt;
     }
-    if (e != NULL && e->refused != NULL) {
-        snprintf(why, whylen, "%s %s", item, e->refused);
+    const char *refused = refusal(*sig);
+    if (refused != NULL) {
+        snprintf(why, whylen, "%s %s", item, refused);
         return -1;
     }
     return 0;
@@ -125,7 +172,7 @@ int hp_signal_parse_list(const char *s, hp_signal_set *out, char *why, size_t wh
         int sig;
         if (parse_item(p, len, &sig, why, whylen) < 0)
             return -1;
-        *out |= (hp_signal_set)1 << sig;
+        *out |= hp_signal_bit(sig);
         p += strcspn(p, ",");
         if (*p == '\0')
             return 0;

@@ -149,7 +149,7 @@ static int find_debuginfo_locally(Dwfl_Module *mod, void **userdata, const char 
                                           crc, debuginfo_file_name);
     if (fd >= 0)
         return fd;
-    const char *urls = getenv("DEBUGINFOD_URLS");
+    const char *urls = secure_getenv("DEBUGINFOD_URLS");
     if (urls != NULL && urls[0] != '\0')
         return -1;
     return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file, debuglink,

@@ -119,7 +119,7 @@ static bool write_all(int fd, const void *data, size_t size)
 
 static bool open_spill_file(hp_trace_buffer *b)
 {
-    const char *dir = getenv("TMPDIR");
+    const char *dir = secure_getenv("TMPDIR");
     snprintf(b->spill_path, sizeof(b->spill_path), "%.40s/hp-trace-%d-%u.raw",
              dir != NULL && dir[0] != '\0' ? dir : "/tmp", (int)getpid(),
              atomic_fetch_add(&spill_serial, 1));

@@ -178,7 +178,7 @@ static void write_identity(FILE *out)
     static const char *const job_vars[] = { "SLURM_JOB_ID", "PBS_JOBID", "LSB_JOBID" };
     const char *job = NULL;
     for (size_t i = 0; i < sizeof(job_vars) / sizeof(job_vars[0]) && job == NULL; i++)
-        job = getenv(job_vars[i]);
+        job = secure_getenv(job_vars[i]);
     struct passwd pw, *found = NULL;
     char pwbuf[1024], uid[32], exe[4096], host[256] = "";
     snprintf(uid, sizeof(uid), "%u", (unsigned)getuid());

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -34,6 +35,7 @@
 #include "measurement/core/timer.h"
 #include "measurement/core/trace_buffer.h"
 #include "util/compiler.h"
+#include "util/escape.h"
 #include "util/log.h"
 
 enum { STATE_OFF, STATE_STARTING, STATE_RUNNING, STATE_DONE, STATE_DISABLED };
@@ -43,9 +45,50 @@ static hp_filter *filter;
 static bool mpi_required;
 static int (*mpi_probe)(void);
 
+/* secure_getenv: in a set-user-ID or set-group-ID program nothing is read (see
+ * secure_mode below; this is the second line of defence). */
 static const char *env_lookup(const char *name)
 {
-    return getenv(name);
+    return secure_getenv(name);
+}
+
+/* The kernel's secure-execution mode: a set-user-ID or set-group-ID program, or one with
+ * file capabilities, run by a user with fewer rights. Its environment is the user's, so
+ * it must not steer where files are written or which are read with the program's rights;
+ * and a profile of it would show what the user may not see (the names in an unreadable
+ * binary). Such a program is not measured (doc/security.md). */
+static bool secure_mode(void)
+{
+    return getauxval(AT_SECURE) != 0;
+}
+
+/* The process manager's rank variables: set and not 0 on all ranks but the first, which
+ * then keep the start-up warnings to themselves (one warning per job, not per rank). */
+static bool quiet_rank(void)
+{
+    static const char *const rank_vars[] = { "PMI_RANK", "PMIX_RANK", "OMPI_COMM_WORLD_RANK",
+                                             "SLURM_PROCID" };
+    for (size_t i = 0; i < sizeof(rank_vars) / sizeof(rank_vars[0]); i++) {
+        const char *v = secure_getenv(rank_vars[i]);
+        if (v != NULL && v[0] != '\0')
+            return strcmp(v, "0") != 0;
+    }
+    return false;
+}
+
+extern char **environ;
+
+/* HP_* names that are no variable of ours: most likely a typo, one warning each. */
+static void warn_unknown_names(void)
+{
+    char text[2048];
+    if (hp_config_check_names(environ, text, sizeof(text)) == 0 || quiet_rank())
+        return;
+    for (char *line = text, *end; *line != '\0'; line = end + 1) {
+        end = strchr(line, '\n');
+        *end = '\0';
+        hp_warn("%s", line);
+    }
 }
 
 HP_COLD void hp_runtime_stop_on_bad_input(const char *what, const char *message)
@@ -62,6 +105,7 @@ static void load_configuration(void)
     char err[4096];
     if (hp_config_load(env_lookup, err, sizeof(err)) < 0)
         hp_runtime_stop_on_bad_input("invalid configuration", err);
+    warn_unknown_names();
     if (hp_cfg.filtering_file[0] != '\0') {
         filter = hp_filter_load(hp_cfg.filtering_file, err, sizeof(err));
         if (filter == NULL)
@@ -113,7 +157,7 @@ static bool run_program;
 
 static void take_run_program(void)
 {
-    const char *v = getenv("HP_RUN_PROGRAM");
+    const char *v = secure_getenv("HP_RUN_PROGRAM");
     char *end;
     long pid = v != NULL ? strtol(v, &end, 10) : 0;
     run_program = v != NULL && end != v && *end == '\0' && pid == (long)getpid();
@@ -125,7 +169,7 @@ static void start_sampling(void)
     uint64_t hz = hp_cfg.sampling_frequency;
     if (accounting_only)
         return;
-    if (getenv("HP_SAMPLING_FREQUENCY") == NULL && &hp_nocompiler_build != NULL)
+    if (secure_getenv("HP_SAMPLING_FREQUENCY") == NULL && &hp_nocompiler_build != NULL)
         hz = hp_cfg.sampling_frequency = DEFAULT_NOCOMPILER_HZ;
     if (hz > 0 && hp_sampling_setup(hz) < 0)
         hp_cfg.sampling_frequency = 0;
@@ -163,12 +207,35 @@ static void stop_in_forked_child(void)
  * measured nor leave experiment directories behind. */
 extern const int hp_configure_probe __attribute__((weak));
 
+/* A budget that the address space or `ulimit -v` cannot hold is a bad value like any
+ * other: refused before the program starts, not found out by a run that measures
+ * nothing. (Its pages are reserved, not committed: any budget that fits is accepted.) */
+static void refuse_memory_budget(void)
+{
+    char text[512], shown[100];
+    const char *value = secure_getenv("HP_TOTAL_MEMORY");
+    long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGESIZE);
+    int error = errno;
+    hp_escape_text(shown, sizeof(shown), value != NULL ? value : "", value ? strlen(value) : 0);
+    snprintf(text, sizeof(text), "HP_TOTAL_MEMORY='%s' (%llu bytes) cannot be reserved "
+             "(%s): expected a budget this process can map (this machine has %lluM of "
+             "memory; see also ulimit -v)\n", shown, (unsigned long long)hp_cfg.total_memory,
+             strerror(error), (unsigned long long)pages * (unsigned long long)page_size >> 20);
+    hp_runtime_stop_on_bad_input("invalid configuration", text);
+}
+
 /* Returns the state to enter: running, or disabled when something is missing. */
 static int start_measurement(void)
 {
     take_run_program();
     if (&hp_configure_probe != NULL)
         return STATE_DISABLED;
+    if (secure_mode()) {
+        hp_warn("this program runs with raised rights (set-user-ID, set-group-ID or file "
+                "capabilities): measuring nothing, the HP_* variables are ignored. Measure "
+                "a copy without the set-user-ID bit instead (doc/security.md)");
+        return STATE_DISABLED;
+    }
     load_configuration();
     if (!hp_cfg.enable_profiling && hp_cfg.site_log[0] == '\0') {
         hp_info("HP_ENABLE_PROFILING=false: measuring nothing");
@@ -180,9 +247,10 @@ static int start_measurement(void)
     hp_timer_init(hp_cfg.timer, &fell_back);
     if (fell_back)
         hp_info("this CPU has no invariant TSC; using the monotonic clock");
-    if (hp_memory_init(hp_cfg.total_memory) < 0 || hp_region_init(filter) < 0) {
-        hp_error("cannot reserve HP_TOTAL_MEMORY=%llu bytes (%s); measuring nothing",
-                 (unsigned long long)hp_cfg.total_memory, strerror(errno));
+    if (hp_memory_init(hp_cfg.total_memory) < 0)
+        refuse_memory_budget();
+    if (hp_region_init(filter) < 0) {
+        hp_error("cannot reserve the region table (%s); measuring nothing", strerror(errno));
         return STATE_DISABLED;
     }
     hp_region *root = hp_region_define(hp_experiment_program_name(), "", -1,

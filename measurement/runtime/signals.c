@@ -42,7 +42,7 @@
 
 /* MPI_GRACE_MS: how long a signalled rank waits for the other ranks' profiles before the
  * default action ends it (see hp_experiment_wait_for_ranks). */
-enum { MAX_SIGNAL = 64, HOLD_WAIT_MS = 30000, MPI_GRACE_MS = 2000 };
+enum { MAX_SIGNAL = 65, HOLD_WAIT_MS = 30000, MPI_GRACE_MS = 2000 };
 
 /* glibc's own entry point: the real sigaction below our wrapper. */
 extern int __sigaction(int sig, const struct sigaction *act, struct sigaction *old);
@@ -63,12 +63,12 @@ static uint64_t start_ns;
 
 static bool is_owned(int sig)
 {
-    return sig > 0 && sig < MAX_SIGNAL && (atomic_load(&owned) >> sig & 1);
+    return hp_signal_set_has(atomic_load(&owned), sig);
 }
 
 static void disown(int sig)
 {
-    atomic_fetch_and(&owned, ~((hp_signal_set)1 << sig));
+    atomic_fetch_and(&owned, ~hp_signal_bit(sig));
 }
 
 static void describe(int sig, char *out, size_t size)
@@ -166,10 +166,10 @@ static void take(int sig)
     /* While we write, the other finalize signals wait (they would only be remembered). */
     sigemptyset(&sa.sa_mask);
     for (int s = 1; s < MAX_SIGNAL; s++)
-        if (finalize_set >> s & 1)
+        if (hp_signal_set_has(finalize_set, s))
             sigaddset(&sa.sa_mask, s);
     program_action[sig] = current;
-    atomic_fetch_or(&owned, (hp_signal_set)1 << sig);
+    atomic_fetch_or(&owned, hp_signal_bit(sig));
     if (__sigaction(sig, &sa, NULL) < 0)
         disown(sig);
 }
@@ -185,11 +185,11 @@ void hp_signals_install(const hp_signal_actions *actions)
         hp_signal_parse_list(hp_cfg.dump_signal, &dump, why, sizeof(why)) < 0)
         return;
     for (int s = 1; s < MAX_SIGNAL && dump != 0; s++)
-        if (dump >> s & 1)
+        if (hp_signal_set_has(dump, s))
             dump_signal = s;
     finalize_set &= ~dump; /* a signal named in both only snapshots */
     for (int s = 1; s < MAX_SIGNAL; s++)
-        if ((finalize_set | dump) >> s & 1)
+        if (hp_signal_set_has(finalize_set | dump, s))
             take(s);
 }
 

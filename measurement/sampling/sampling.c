@@ -20,6 +20,7 @@
 #include "measurement/core/config.h"
 #include "measurement/core/location.h"
 #include "measurement/core/region.h"
+#include "measurement/core/signal_names.h"
 #include "thunks.h"
 #include "measurement/core/timer.h"
 #include "measurement/core/trace_bins.h"
@@ -27,7 +28,7 @@
 #include "util/log.h"
 
 enum {
-    SAMPLE_SIGNAL_OFFSET = 6, /* the timers' signal: SIGRTMIN + 6 */
+    SAMPLE_SIGNAL_OFFSET = HP_SAMPLE_SIGNAL_OFFSET, /* the timers' signal: SIGRTMIN + 6 */
     SIGNAL_STACK = 32 * 1024, /* the handler's own stack (see use_signal_stack) */
     MAX_FRAMES = 512, /* deeper stacks count as truncated unwinds */
     MAX_STOPS = 4     /* innermost instrumented frames an unwind may end at */

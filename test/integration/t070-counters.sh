@@ -100,8 +100,10 @@ if hp-info metrics | grep -E '^  PAPI_TOT_INS ' >/dev/null; then
     ok "HP_METRIC_PAPI=PAPI_TOT_INS # SKIP PAPI finds counters here"
 else
     HP_METRIC_PAPI=PAPI_TOT_INS HP_EXPERIMENT_DIRECTORY=exp-papi ./pages 10 >/dev/null 2>papi.err
-    check "HP_METRIC_PAPI=PAPI_TOT_INS: run goes on, one message with PAPI's reason" sh -c \
+    # PAPI's own reason differs between machines of one kind ("PAPI component", "Event
+    # does not exist"): only that there is one is asserted, not its words.
+    check "HP_METRIC_PAPI=PAPI_TOT_INS: run goes on, one message naming the counter and why" sh -c \
         "test -f exp-papi/profile.cubex && test \$(grep -c . papi.err) = 1 &&
-         grep -q 'counter PAPI_TOT_INS (HP_METRIC_PAPI) not recorded: .*PAPI component' papi.err"
+         grep -qE '^hpmeasure: counter PAPI_TOT_INS \(HP_METRIC_PAPI\) not recorded: [^ ]' papi.err"
 fi
 finish

@@ -621,8 +621,9 @@ TEST(error_message_buffer_handling)
     return 0;
 }
 
-/* Writes text to a new temporary file; returns its malloc'ed name or NULL. */
-static char *write_temp_file(const char *text)
+/* Writes length bytes of text to a new temporary file; returns its malloc'ed name or
+ * NULL. */
+static char *write_temp_bytes(const char *text, size_t length)
 {
     const char *dir = getenv("TMPDIR");
     char *name = malloc(4096);
@@ -634,7 +635,6 @@ static char *write_temp_file(const char *text)
         free(name);
         return NULL;
     }
-    size_t length = strlen(text);
     bool ok = write(fd, text, length) == (ssize_t)length;
     ok = close(fd) == 0 && ok;
     if (!ok) {
@@ -643,6 +643,11 @@ static char *write_temp_file(const char *text)
         return NULL;
     }
     return name;
+}
+
+static char *write_temp_file(const char *text)
+{
+    return write_temp_bytes(text, strlen(text));
 }
 
 TEST(load_from_file)
@@ -690,6 +695,59 @@ TEST(load_error_names_the_file)
     free(name);
     ASSERT(f == NULL);
     ASSERT_STR_EQ(err, expected);
+    return 0;
+}
+
+/* Loads length bytes of text from a file; returns the message with the file's name
+ * replaced by "F" (into err), or "loaded". */
+static const char *load_message(const char *text, size_t length, char *err, size_t errlen)
+{
+    char *name = write_temp_bytes(text, length), raw[512];
+    if (name == NULL)
+        return "cannot write a temporary file";
+    hp_filter *f = hp_filter_load(name, raw, sizeof raw);
+    size_t n = strlen(name);
+    snprintf(err, errlen, "%s", f != NULL ? "loaded"
+                                          : strncmp(raw, name, n) == 0 ? raw + n - 1 : raw);
+    if (f == NULL && strncmp(raw, name, n) == 0)
+        err[0] = 'F';
+    hp_filter_free(f);
+    unlink(name);
+    free(name);
+    return err;
+}
+
+/* A NUL byte would end the text early: it is named where it is, not "end of file". */
+TEST(load_nul_byte_named_by_line_and_column)
+{
+    char err[512];
+    static const char text[] = "SCOREP_REGION_NAMES_BEGIN\n  EXCLUDE fo\0o\n"
+                               "SCOREP_REGION_NAMES_END\n";
+    ASSERT_STR_EQ(load_message(text, sizeof text - 1, err, sizeof err),
+                  "F:2:13: found a NUL byte, expected text (a filter file is a text file)");
+    ASSERT_STR_EQ(load_message("\0", 1, err, sizeof err),
+                  "F:1:1: found a NUL byte, expected text (a filter file is a text file)");
+    return 0;
+}
+
+/* What is echoed from the file cannot drive the terminal: control characters, C1
+ * controls and bytes that are not UTF-8 are escaped; valid UTF-8 is kept; a long word is
+ * cut. */
+TEST(load_error_escapes_the_echoed_word)
+{
+    char err[512];
+    const char *text = "SCOREP_REGION_NAMES_BEGIN\n \033[2J\033]0;x\007\x9b\xc2\x85\xc3\xa9"
+                       "\x7f\nSCOREP_REGION_NAMES_END\n";
+    ASSERT_STR_EQ(load_message(text, strlen(text), err, sizeof err),
+                  "F:2: found '\\x1b[2J\\x1b]0;x\\x07\\x9b\\xc2\\x85\xc3\xa9\\x7f', "
+                  "expected INCLUDE, EXCLUDE or SCOREP_REGION_NAMES_END");
+    char long_word[400];
+    memset(long_word, 'a', sizeof long_word);
+    long_word[sizeof long_word - 1] = '\n';
+    ASSERT_STR_EQ(load_message(long_word, sizeof long_word, err, sizeof err),
+                  "F:1: found 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+                  "aaaaaaaaaaaaaaaaaaaaaaaaaaaa...', expected SCOREP_FILE_NAMES_BEGIN or "
+                  "SCOREP_REGION_NAMES_BEGIN");
     return 0;
 }
 
@@ -755,4 +813,5 @@ HP_TEST_LIST(TEST_ENTRY(format_example_verbatim), TEST_ENTRY(empty_filters_nothi
              TEST_ENTRY(error_backslash_before_line_break),
              TEST_ENTRY(error_message_buffer_handling), TEST_ENTRY(load_from_file),
              TEST_ENTRY(load_empty_file), TEST_ENTRY(load_error_names_the_file),
-             TEST_ENTRY(load_unreadable_file), TEST_ENTRY(concurrent_matching));
+             TEST_ENTRY(load_unreadable_file), TEST_ENTRY(load_nul_byte_named_by_line_and_column),
+             TEST_ENTRY(load_error_escapes_the_echoed_word), TEST_ENTRY(concurrent_matching));

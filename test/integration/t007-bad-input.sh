@@ -2,7 +2,7 @@
 # Bad HP_* values and bad filter files stop the program before it runs, with a message
 # that names the input, the problem and what is accepted.
 . "$HP_SRCDIR/test/integration/lib.sh"
-plan 34
+plan 35
 
 check "build calltree.c" hp-instrument gcc -O1 -o calltree "$PROGRAMS/calltree.c"
 expect_fail "HP_TOTAL_MEMORY=lots" "HP_TOTAL_MEMORY='lots' is not valid: expected a byte count with optional K, M or G suffix" \
@@ -62,6 +62,16 @@ hpmeasure: HP_FOO is not a configuration variable; it is ignored ('hp-info confi
 check_eq "the other tools' HP_ variables are not warned about" "" \
     "$(HP_WRAPPER=gcc HP_WRAPPER_ARGS=-O2 HP_INSTRUMENT_STRICT=1 HP_RUN_PROGRAM=1 HP_CSV_CALLS=x \
         HP_MPI_TIMEOUT=60 HP_EXPERIMENT_DIRECTORY=others ./calltree 2>&1 >/dev/null)"
+# In an MPI job the warning comes once, from rank 0 (the process manager's PMI_RANK).
+if command -v mpicc >/dev/null && command -v mpiexec >/dev/null; then
+    printf '#include <mpi.h>\nint main(int c, char **v) { MPI_Init(&c, &v); MPI_Finalize(); return 0; }\n' > init.c
+    hp-instrument mpicc -O1 -o init init.c
+    check_eq "a typo in a 2-rank job: one warning, from rank 0" \
+        "hpmeasure: HP_ENABLE_TRACNG is not a configuration variable; did you mean HP_ENABLE_TRACING? It is ignored." \
+        "$(HP_ENABLE_TRACNG=1 HP_EXPERIMENT_DIRECTORY=mpi timeout 60 mpiexec -n 2 ./init 2>&1)"
+else
+    ok "a typo in a 2-rank job # SKIP no MPI"
+fi
 check_eq "hp-info config warns about the typo too" \
     "hp-info: warning:
 HP_ENABLE_TRACNG is not a configuration variable; did you mean HP_ENABLE_TRACING? It is ignored." \

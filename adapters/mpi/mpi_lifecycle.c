@@ -79,6 +79,7 @@ void hp_mpi_after_init(void)
     if (measuring) {
         hp_runtime_set_mpi(world_rank, world_size);
         hp__mpi_plugins_load(world_rank, world_size);
+        hp_runtime_warn_unknown_names(world_rank); /* said at start unless under hp-run */
         hp__mpi_report_shadowed(world_rank);
         hp_sampling_resume(hp__tls_location);
     }

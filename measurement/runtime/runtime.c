@@ -41,6 +41,7 @@
 enum { STATE_OFF, STATE_STARTING, STATE_RUNNING, STATE_DONE, STATE_DISABLED };
 
 static _Atomic int state = STATE_OFF;
+static bool run_program; /* see take_run_program */
 static hp_filter *filter;
 static bool mpi_required;
 static int (*mpi_probe)(void);
@@ -78,11 +79,13 @@ static bool quiet_rank(void)
 
 extern char **environ;
 
-/* HP_* names that are no variable of ours: most likely a typo, one warning each. */
-static void warn_unknown_names(void)
+static atomic_flag names_warned = ATOMIC_FLAG_INIT;
+
+void hp_runtime_warn_unknown_names(int rank)
 {
     char text[2048];
-    if (hp_config_check_names(environ, text, sizeof(text)) == 0 || quiet_rank())
+    if (rank > 0 || (rank < 0 && quiet_rank()) || !hp_log_first_time(&names_warned) ||
+        hp_config_check_names(environ, text, sizeof(text)) == 0)
         return;
     for (char *line = text, *end; *line != '\0'; line = end + 1) {
         end = strchr(line, '\n');
@@ -105,7 +108,10 @@ static void load_configuration(void)
     char err[4096];
     if (hp_config_load(env_lookup, err, sizeof(err)) < 0)
         hp_runtime_stop_on_bad_input("invalid configuration", err);
-    warn_unknown_names();
+#ifdef HP_MPI_PRELOAD
+    if (run_program) /* else MPI_Init warns on rank 0: launchers load us too */
+#endif
+        hp_runtime_warn_unknown_names(-1);
     if (hp_cfg.filtering_file[0] != '\0') {
         filter = hp_filter_load(hp_cfg.filtering_file, err, sizeof(err));
         if (filter == NULL)
@@ -153,8 +159,6 @@ enum { DEFAULT_NOCOMPILER_HZ = 1000 };
  * threaded or OpenMP program without MPI). The processes it starts have other ids and are
  * measured as MPI processes only. An id, not a flag taken out of the environment: a
  * program may define its own unsetenv (bash does), which does nothing this early. */
-static bool run_program;
-
 static void take_run_program(void)
 {
     const char *v = secure_getenv("HP_RUN_PROGRAM");

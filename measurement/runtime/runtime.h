@@ -32,6 +32,11 @@ bool hp_runtime_running(void);
  * Returns false when measurement had ended already (the caller then writes nothing). */
 bool hp_runtime_stop(void);
 
+/* Warns once per process about HP_* variables that are not ours (a typo, most likely;
+ * config.h hp_config_check_names), unless rank is above 0; rank -1 = not known yet, then
+ * the process manager's rank variable (PMI_RANK, ...) decides. */
+void hp_runtime_warn_unknown_names(int rank);
+
 /* Write an experiment only if this process initializes MPI (hp-run preloads the
  * measurement into mpiexec and its helpers too, which must leave nothing behind),
  * unless hp-run named this process as its program (HP_RUN_PROGRAM=1). */

@@ -2,7 +2,7 @@
 # Bad HP_* values and bad filter files stop the program before it runs, with a message
 # that names the input, the problem and what is accepted.
 . "$HP_SRCDIR/test/integration/lib.sh"
-plan 35
+plan 36
 
 check "build calltree.c" hp-instrument gcc -O1 -o calltree "$PROGRAMS/calltree.c"
 expect_fail "HP_TOTAL_MEMORY=lots" "HP_TOTAL_MEMORY='lots' is not valid: expected a byte count with optional K, M or G suffix" \
@@ -69,8 +69,14 @@ if command -v mpicc >/dev/null && command -v mpiexec >/dev/null; then
     check_eq "a typo in a 2-rank job: one warning, from rank 0" \
         "hpmeasure: HP_ENABLE_TRACNG is not a configuration variable; did you mean HP_ENABLE_TRACING? It is ignored." \
         "$(HP_ENABLE_TRACNG=1 HP_EXPERIMENT_DIRECTORY=mpi timeout 60 mpiexec -n 2 ./init 2>&1)"
+    # hp-run preloads the library into mpiexec and its proxies too: still one warning.
+    mpicc -O1 -o init-plain init.c
+    check_eq "... and under hp-run, which measures the launcher's processes too" \
+        "hpmeasure: HP_ENABLE_TRACNG is not a configuration variable; did you mean HP_ENABLE_TRACING? It is ignored." \
+        "$(HP_ENABLE_TRACNG=1 HP_EXPERIMENT_DIRECTORY=mpi-run timeout 60 hp-run mpiexec -n 2 ./init-plain 2>&1)"
 else
     ok "a typo in a 2-rank job # SKIP no MPI"
+    ok "... and under hp-run # SKIP no MPI"
 fi
 check_eq "hp-info config warns about the typo too" \
     "hp-info: warning:

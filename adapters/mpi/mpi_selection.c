@@ -16,6 +16,7 @@
 
 #include "mpi_adapter.h"
 #include "mpi_functions.h"
+#include "util/escape.h"
 
 unsigned char hp_mpi_measured[HP_MPI_FN_COUNT];
 unsigned char hp_mpi_unwind[HP_MPI_FN_COUNT];
@@ -85,9 +86,12 @@ static int parse_groups(const char *groups, unsigned *bits, char *err, size_t er
             if (strcasecmp(word, group_names[i].name) == 0)
                 break;
         if (i == sizeof group_names / sizeof group_names[0]) {
+            char shown_word[100], shown_groups[100]; /* escaped and cut */
             snprintf(err, errlen,
                      "HP_MPI_ENABLE_GROUPS: unknown MPI group '%s' in '%s'; accepted: %s",
-                     word, groups, ACCEPTED_GROUPS);
+                     hp_escape_text(shown_word, sizeof shown_word, word, strlen(word)),
+                     hp_escape_text(shown_groups, sizeof shown_groups, groups, strlen(groups)),
+                     ACCEPTED_GROUPS);
             return -1;
         }
         *bits |= group_names[i].bits;
@@ -114,9 +118,11 @@ static int clear_functions(const char *var, const char *list, unsigned char *sel
     while (next_word(&s, word, sizeof word)) {
         int i = find_function(word);
         if (i < 0) {
+            char shown[100]; /* escaped and cut */
             snprintf(err, errlen,
                      "%s: unknown MPI function '%s'; accepted: names of MPI functions such "
-                     "as MPI_Send or MPI_Allreduce (hp-info lists them)", var, word);
+                     "as MPI_Send or MPI_Allreduce (hp-info lists them)", var,
+                     hp_escape_text(shown, sizeof shown, word, strlen(word)));
             return -1;
         }
         sel[i] = 0;

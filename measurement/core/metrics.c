@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "util/compiler.h"
+#include "util/escape.h"
 #include "util/log.h"
 
 static const hp_metric_source_ops *const sources[HP_METRIC_SOURCES] = {
@@ -70,16 +71,17 @@ static int add_metric(hp_metric_source s, const char *name, char *err, size_t er
     }
     hp_metric_info *info = &infos[ninfos];
     *info = (hp_metric_info){ .source = s };
-    char why[160] = "";
+    char why[160] = "", shown[100]; /* the name as echoed: escaped and cut (util/escape.h) */
+    hp_escape_text(shown, sizeof(shown), name, strlen(name));
     if (strlen(name) >= sizeof(info->name)) {
-        snprintf(err, errlen, "%s: counter name too long: '%.40s...'", ops->variable, name);
+        snprintf(err, errlen, "%s: counter name too long: '%.40s...'", ops->variable, shown);
         return -1;
     }
     strcpy(info->name, name);
     int rc = ops->resolve(name, info, why, sizeof(why));
     if (rc == HP_METRIC_UNKNOWN) {
         snprintf(err, errlen, "%s: unknown counter '%s'%s%s; run 'hp-info metrics' to list "
-                 "the counters this machine offers", ops->variable, name, why[0] ? ": " : "",
+                 "the counters this machine offers", ops->variable, shown, why[0] ? ": " : "",
                  why);
         return -1;
     }

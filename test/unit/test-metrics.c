@@ -41,6 +41,8 @@ TEST(unknown_name_is_an_error_naming_variable_name_and_hp_info)
     ASSERT_STR_CONTAINS(err, "hp-info metrics");
     ASSERT_INT_EQ(hp_metrics_setup(NULL, "ru_bogus", NULL, err, sizeof(err)), -1);
     ASSERT_STR_CONTAINS(err, "HP_METRIC_RUSAGE: unknown counter 'ru_bogus'");
+    ASSERT_INT_EQ(hp_metrics_setup("\033]0;x\007", NULL, NULL, err, sizeof(err)), -1);
+    ASSERT_STR_CONTAINS(err, "HP_METRIC_PERF: unknown counter '\\x1b]0;x\\x07'");
     return 0;
 }
 

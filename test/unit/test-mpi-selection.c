@@ -146,6 +146,11 @@ TEST(bad_function)
     ASSERT_STR_CONTAINS(err, "accepted");
     ASSERT_INT_EQ(hp_mpi_selection_init(NULL, "Send", err, sizeof err), -1);
     ASSERT_STR_CONTAINS(err, "'Send'");
+    /* echoed escaped: a terminal escape in the value reaches the terminal as text */
+    ASSERT_INT_EQ(hp_mpi_selection_init(NULL, "MPI_\033[1m", err, sizeof err), -1);
+    ASSERT_STR_CONTAINS(err, "'MPI_\\x1b[1m'");
+    ASSERT_INT_EQ(hp_mpi_selection_init("p2p,\033[2J", NULL, err, sizeof err), -1);
+    ASSERT_STR_CONTAINS(err, "'\\x1b[2J' in 'p2p,\\x1b[2J'");
     /* a short error buffer is not overrun */
     char small[8];
     memset(small, 'x', sizeof small);

@@ -65,10 +65,25 @@ static const signal_entry *by_number(int sig)
     return NULL;
 }
 
+/* Real-time signals as `kill -l` names them: the lower half from RTMIN, the upper half
+ * from RTMAX (glibc has 31 of them, 34 to 64). */
+static const char *const realtime_names[] = {
+    "RTMIN", "RTMIN+1", "RTMIN+2", "RTMIN+3", "RTMIN+4", "RTMIN+5", "RTMIN+6", "RTMIN+7",
+    "RTMIN+8", "RTMIN+9", "RTMIN+10", "RTMIN+11", "RTMIN+12", "RTMIN+13", "RTMIN+14",
+    "RTMIN+15", "RTMAX-14", "RTMAX-13", "RTMAX-12", "RTMAX-11", "RTMAX-10", "RTMAX-9",
+    "RTMAX-8", "RTMAX-7", "RTMAX-6", "RTMAX-5", "RTMAX-4", "RTMAX-3", "RTMAX-2", "RTMAX-1",
+    "RTMAX",
+};
+
 const char *hp_signal_name(int sig)
 {
     const signal_entry *e = by_number(sig);
-    return e != NULL ? e->name : NULL;
+    int n = (int)(sizeof(realtime_names) / sizeof(realtime_names[0]));
+    if (e != NULL)
+        return e->name;
+    if (SIGRTMAX - SIGRTMIN + 1 == n && sig >= SIGRTMIN && sig <= SIGRTMAX)
+        return realtime_names[sig - SIGRTMIN];
+    return NULL;
 }
 
 /* A real-time signal counted from either end, SIG already taken off: RTMIN, RTMIN+n,

@@ -33,8 +33,9 @@ enum { HP_SAMPLE_SIGNAL_OFFSET = 6 };
  * the offending item and why it is refused in why (e.g. "KILL cannot be caught"). */
 int hp_signal_parse_list(const char *s, hp_signal_set *out, char *why, size_t whylen);
 
-/* The name without SIG ("TERM"), or NULL for a number without a name (real-time
- * signals). Async-signal-safe: returns a constant string. */
+/* The name without SIG ("TERM"; real-time signals as `kill -l` names them, "RTMIN+3",
+ * "RTMAX-1"), or NULL for a number without a name (32, 33). Async-signal-safe: returns
+ * a constant string. */
 const char *hp_signal_name(int sig);
 
 /* What the lists accept, for error messages and hp-info. */

@@ -89,13 +89,14 @@ HP_ENABLE_TRACNG is not a configuration variable; did you mean HP_ENABLE_TRACING
 check "build signals.c" hp-instrument gcc -O1 -o signals "$PROGRAMS/signals.c"
 HP_FINALIZE_SIGNALS=64 HP_EXPERIMENT_DIRECTORY=sig64 ./signals 64 raise > /dev/null 2>&1
 check_eq "HP_FINALIZE_SIGNALS=64: signal 64 writes the profile, then ends the program (192)" \
-    "192 incomplete:  interrupted by signal 64 (real-time) at" \
+    "192 incomplete:  interrupted by signal 64 (SIGRTMAX) at" \
     "$? $(grep -o 'incomplete:.*at' sig64/summary.txt)"
 RT3=$(($(kill -l RTMIN) + 3))
 HP_FINALIZE_SIGNALS=TERM,SIGRTMIN+3 HP_EXPERIMENT_DIRECTORY=sigrt ./signals "$RT3" raise \
     > /dev/null 2>&1
-check_eq "HP_FINALIZE_SIGNALS=TERM,SIGRTMIN+3: SIGRTMIN+3 writes the profile" \
-    "$((128 + RT3)) yes" "$? $(test -f sigrt/profile.cubex && echo yes)"
+check_eq "HP_FINALIZE_SIGNALS=TERM,SIGRTMIN+3: SIGRTMIN+3 writes the profile, named so" \
+    "$((128 + RT3)) interrupted by signal $RT3 (SIGRTMIN+3)" \
+    "$? $(grep -o 'interrupted by signal [0-9]* ([A-Z+0-9]*)' sigrt/summary.txt)"
 expect_fail "an empty HP_FINALIZE_SIGNALS is refused, naming none" \
     "HP_FINALIZE_SIGNALS='' is not valid \(empty; none means no signal\): expected signal names" \
     env HP_FINALIZE_SIGNALS= ./calltree

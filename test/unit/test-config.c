@@ -210,6 +210,17 @@ TEST(signal_numbers_up_to_64_and_realtime_names)
     return 0;
 }
 
+TEST(signal_names_of_numbers)
+{
+    ASSERT_STR_EQ(hp_signal_name(SIGTERM), "TERM");
+    ASSERT_STR_EQ(hp_signal_name(SIGRTMIN), "RTMIN");
+    ASSERT_STR_EQ(hp_signal_name(SIGRTMIN + 15), "RTMIN+15");
+    ASSERT_STR_EQ(hp_signal_name(SIGRTMIN + 16), "RTMAX-14");
+    ASSERT_STR_EQ(hp_signal_name(64), "RTMAX");
+    ASSERT(hp_signal_name(32) == NULL);
+    return 0;
+}
+
 TEST(signals_refused_with_the_reason)
 {
     hp_signal_set set;
@@ -315,7 +326,7 @@ HP_TEST_LIST(TEST_ENTRY(defaults), TEST_ENTRY(sizes), TEST_ENTRY(booleans),
              TEST_ENTRY(effective_configuration_lists_every_variable),
              TEST_ENTRY(trace_buffer_and_adaptive_mode),
              TEST_ENTRY(signal_numbers_up_to_64_and_realtime_names),
-             TEST_ENTRY(signals_refused_with_the_reason),
+             TEST_ENTRY(signal_names_of_numbers), TEST_ENTRY(signals_refused_with_the_reason),
              TEST_ENTRY(finalize_signals_empty_none_and_dump_signal),
              TEST_ENTRY(unknown_names_warned_with_the_closest_known_one),
              TEST_ENTRY(names_of_the_other_tools_are_not_warned),

@@ -545,6 +545,11 @@ static bool is_config_name(const char *name, size_t n)
  * ignored) between a (n bytes) and b, stopping at NAME_MAX_LENGTH characters. */
 enum { NAME_MAX_LENGTH = 48 };
 
+static bool same_letter(char x, char y)
+{
+    return toupper((unsigned char)x) == toupper((unsigned char)y);
+}
+
 static size_t name_distance(const char *a, size_t n, const char *b)
 {
     size_t m = strlen(b), d[NAME_MAX_LENGTH + 1][NAME_MAX_LENGTH + 1];
@@ -556,16 +561,14 @@ static size_t name_distance(const char *a, size_t n, const char *b)
         d[0][j] = j;
     for (size_t i = 1; i <= n; i++) {
         for (size_t j = 1; j <= m; j++) {
-            size_t cost = toupper((unsigned char)a[i - 1]) != toupper((unsigned char)b[j - 1]);
-            size_t best = d[i - 1][j - 1] + cost;
+            size_t best = d[i - 1][j - 1] + !same_letter(a[i - 1], b[j - 1]);
             if (d[i - 1][j] + 1 < best)
                 best = d[i - 1][j] + 1;
             if (d[i][j - 1] + 1 < best)
                 best = d[i][j - 1] + 1;
-            if (i > 1 && j > 1 && toupper((unsigned char)a[i - 1]) == toupper((unsigned char)b[j - 2]) &&
-                toupper((unsigned char)a[i - 2]) == toupper((unsigned char)b[j - 1]) &&
-                d[i - 2][j - 2] + 1 < best)
-                best = d[i - 2][j - 2] + 1;
+            if (i > 1 && j > 1 && same_letter(a[i - 1], b[j - 2]) &&
+                same_letter(a[i - 2], b[j - 1]) && d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1; /* two neighbours swapped */
             d[i][j] = best;
         }
     }

@@ -4,7 +4,8 @@
  * Every variable is described once, in the table in config.c (name, type, default,
  * meaning); parsing, validation, `hp-info config-vars` and the experiment's hp.config are
  * all generated from that table. A bad value is reported with the variable, the value and
- * the accepted forms; the caller then stops the program before anything is measured.
+ * the accepted forms; the caller then stops the program before anything is measured. A
+ * name that starts with HP_ but has no row is named as a likely typo, with the closest row.
  */
 #ifndef HP_MEASUREMENT_CONFIG_H
 #define HP_MEASUREMENT_CONFIG_H

@@ -6,7 +6,8 @@
  * measurement safely; only the winner runs start-up. Start-up reads the configuration
  * and the filter file before anything is measured, so a bad value can stop the program
  * without losing data. The end is registered with atexit, which runs from wherever
- * exit() is called (including return from main).
+ * exit() is called (including return from main). A program the kernel runs with raised
+ * rights (set-user-ID, AT_SECURE) is never measured: doc/security.md says why.
  */
 #include "runtime.h"
 

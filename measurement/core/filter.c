@@ -471,16 +471,18 @@ hp_filter *hp_filter_load(const char *path, char *err, size_t errlen)
 {
     int error = 0;
     size_t length = 0;
+    char shown[NORMALIZED_PATH_MAX + 100]; /* the path as messages show it: escaped */
+    hp_escape_text(shown, sizeof shown, path, strlen(path));
     char *text = read_whole_file(path, &length, &error);
     if (text == NULL) {
-        write_message(err, errlen, "%s: cannot read: %s", path, strerror(error));
+        write_message(err, errlen, "%s: cannot read: %s", shown, strerror(error));
         return NULL;
     }
-    if (check_no_nul(text, length, path, err, errlen) < 0) {
+    if (check_no_nul(text, length, shown, err, errlen) < 0) {
         free(text);
         return NULL;
     }
-    hp_filter *f = hp_filter_parse(text, path, err, errlen);
+    hp_filter *f = hp_filter_parse(text, shown, err, errlen);
     free(text);
     return f;
 }

@@ -2,7 +2,7 @@
 # Bad HP_* values and bad filter files stop the program before it runs, with a message
 # that names the input, the problem and what is accepted.
 . "$HP_SRCDIR/test/integration/lib.sh"
-plan 36
+plan 37
 
 check "build calltree.c" hp-instrument gcc -O1 -o calltree "$PROGRAMS/calltree.c"
 expect_fail "HP_TOTAL_MEMORY=lots" "HP_TOTAL_MEMORY='lots' is not valid: expected a byte count with optional K, M or G suffix" \
@@ -122,6 +122,9 @@ printf 'SCOREP_REGION_NAMES_BEGIN\n  EXCLUDE fo\000o\nSCOREP_REGION_NAMES_END\n'
 expect_fail "a NUL byte in a filter file is named by line and column" \
     "nul\.filt:2:13: found a NUL byte, expected text \(a filter file is a text file\)" \
     env HP_FILTERING_FILE=nul.filt ./calltree
+expect_fail "... and so is the filter file's name" \
+    "no\\\\x1b\\[1m\\.filt: cannot read: No such file or directory" \
+    env HP_FILTERING_FILE="$(printf 'no\033[1m.filt')" ./calltree
 expect_fail "an escape in a value is echoed escaped too" "HP_TIMER='\\\\x1b\\[31mred' is not valid" \
     env HP_TIMER="$(printf '\033[31mred')" ./calltree
 finish

@@ -347,7 +347,8 @@ static int fill_note(const struct hp_fallback_plan *plan, const char *why, char 
     return 0;
 }
 
-/* Copies standard input into an unlinked temporary file; returns its descriptor, or -1. */
+/* Copies standard input into an unlinked temporary file; returns its descriptor, -1
+ * when the copy failed, or -2 when no temporary file could be made (nothing was read). */
 static int save_stdin(void)
 {
     const char *tmp = getenv("TMPDIR");
@@ -355,10 +356,13 @@ static int save_stdin(void)
     char chunk[8192];
     int fd = path != NULL ? mkstemp(path) : -1;
 
-    if (fd >= 0)
-        unlink(path);
+    if (fd < 0) {
+        free(path);
+        return -2;
+    }
+    unlink(path);
     free(path);
-    while (fd >= 0) {
+    for (;;) {
         ssize_t n = read(0, chunk, sizeof(chunk));
         if (n < 0 && errno == EINTR)
             continue;
@@ -369,7 +373,6 @@ static int save_stdin(void)
             return -1;
         }
     }
-    return -1;
 }
 
 /* The one line that says what happened. */
@@ -428,7 +431,13 @@ int hp__run_with_fallback(const struct hp_fallback_plan *plan)
     char why[WHY_SIZE];
     int in_fd = -1, status;
 
-    if (plan->stdin_source && (in_fd = save_stdin()) < 0) {
+    if (plan->stdin_source && (in_fd = save_stdin()) == -2) {
+        /* No fallback then: the compiler reads standard input as without us. */
+        execvp(plan->primary[0], plan->primary);
+        fprintf(stderr, PROG ": cannot run '%s': %s\n", plan->primary[0], strerror(errno));
+        return errno == ENOENT ? 127 : 126;
+    }
+    if (plan->stdin_source && in_fd < 0) {
         fprintf(stderr, PROG ": cannot save the source read from standard input: %s\n",
                 strerror(errno));
         return EXIT_FAILURE;

@@ -269,7 +269,8 @@ static const char *find_in(const struct attempt *a, const char *needle)
 }
 
 /* A failure that an uninstrumented compilation cannot change: stopped from outside, or
- * the link failed (the driver links only when every compilation succeeded). */
+ * the link failed (the driver links only when every compilation succeeded), unless it
+ * was the link-time compilation of -flto (lto-wrapper) that failed. */
 static bool retry_pointless(const struct attempt *a)
 {
     if (stop_signal != 0)
@@ -278,6 +279,8 @@ static bool retry_pointless(const struct attempt *a)
         for (size_t i = 0; i < N_STOP_SIGNALS; i++)
             if (WTERMSIG(a->status) == stop_signals[i] || WTERMSIG(a->status) == SIGKILL)
                 return true;
+    if (find_in(a, "lto-wrapper") != NULL)
+        return false;
     return find_in(a, "collect2: error: ld returned") != NULL ||
            find_in(a, "error: linker command failed") != NULL;
 }

@@ -694,8 +694,8 @@ static int run_command(char *const *cmd)
 }
 
 /* The compiled inputs of the command, for messages, joined by spaces and cut short
- * after a few; malloc'd, NULL when out of memory. */
-static char *source_names(const struct invocation *inv)
+ * after a few (or its output when none); malloc'd, NULL when out of memory. */
+static char *source_names(const struct invocation *inv, const char *output)
 {
     enum { SHOWN = 160 };
     char *names = malloc(SHOWN + 8);
@@ -718,6 +718,8 @@ static char *source_names(const struct invocation *inv)
     }
     if (len > SHOWN)
         strcpy(names + SHOWN, "...");
+    else if (len == 0) /* a link with -flto of objects alone: its output names it */
+        snprintf(names, SHOWN + 1, "%s", output != NULL ? output : "a.out");
     return names;
 }
 
@@ -740,7 +742,7 @@ static int run_with_fallback(const struct invocation *inv, enum build_mode mode,
         .primary = primary,
         .plain = build_command(inv, mode, probe, w, no_hooks),
         .what = w->hooks.what,
-        .files = source_names(inv),
+        .files = source_names(inv, s->output),
         .verbose = (inv->flags & OPT_VERBOSE) != 0,
         .stdin_source = s->stdin_input,
         .stdout_output = s->output != NULL && strcmp(s->output, "-") == 0,

@@ -6,14 +6,14 @@
 # -finstrument-functions fails too, or clang's hooks fail, the unit is compiled without
 # instrumentation. The user's own errors (a syntax error, -Werror) are reported once,
 # exactly as the plain compiler reports them, with its exit status; a failed link is
-# not run again; HP_INSTRUMENT_STRICT=1 (which the other tests set) turns all this off.
+# not run again, a failed link-time compilation (-flto) is; HP_INSTRUMENT_STRICT=1 (which the other tests set) turns all this off.
 . "$HP_SRCDIR/test/integration/lib.sh"
-plan 26
+plan 27
 unset HP_INSTRUMENT_STRICT HP_WRAPPER HP_WRAPPER_ARGS HP_INSTRUMENT_TEST_FAIL HP_INSTRUMENT_PLUGIN
 export HP_OVERHEAD_BUDGET=0
 
 if [ ! -f "$HP_INSTRUMENT_LIBDIR/hpmeasure/hpmeasure_gcc.so" ]; then
-    for i in $(seq 26); do echo "ok $i # SKIP the GCC plug-in was not built (gcc-12-plugin-dev)"; done
+    for i in $(seq 27); do echo "ok $i # SKIP the GCC plug-in was not built (gcc-12-plugin-dev)"; done
     exit 0
 fi
 cp "$PROGRAMS/fallback/work.c" "$PROGRAMS/fallback/part.c" .
@@ -59,6 +59,11 @@ check "Fortran: the profile names the unit" grep -q "^    $WORK/f.f90: -finstrum
 HP_INSTRUMENT_TEST_FAIL=ice hp-gcc -O2 -x c -c - -o stdin.o <work.c 2>stdin.err
 check_eq "a source on standard input is read again for the fallback" "yes|1" \
     "$(nm -u stdin.o | grep -q __cyg_profile_func_enter && echo yes)|$(grep -c '^hp-instrument: <stdin>: ' stdin.err)"
+
+hp-gcc -O2 -flto -c work.c -o work-lto.o && hp-gcc -O2 -flto -c part.c -o part-lto.o
+HP_INSTRUMENT_TEST_FAIL=ice hp-gcc -O2 -flto -o prog-lto work-lto.o part-lto.o 2>lto.err
+check_eq "-flto: the plug-in fails in the link's compilation, which is run again" \
+    "sum 209|1" "$(./prog-lto)|$(grep -c '^hp-instrument: prog-lto: compiling with the GCC plug-in failed (internal compiler error' lto.err)"
 
 # ---- HP_INSTRUMENT_STRICT=1: the build fails as the compiler did ----------------------------
 rm -f strict.o

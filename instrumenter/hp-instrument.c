@@ -7,7 +7,10 @@
  * -DHP_USER_ENABLE` on compilations, for include/hp/user.h; the core library at the end
  * of a program link), and replaces itself with
  * the real compiler through execvp(), so the compiler's exit status and signals reach
- * the caller unchanged. The user's arguments are never rewritten or reordered: we only
+ * the caller unchanged. A step that compiles with instrumentation runs the compiler as
+ * a child instead (fallback.c): if it fails, the compilation is run again with less or
+ * no instrumentation, so that a build never fails because of us (HP_INSTRUMENT_STRICT=1
+ * turns that off). The user's arguments are never rewritten or reordered: we only
  * insert words before and after them. Nothing here parses a response file (`@file`); its
  * contents stay invisible to mode detection.
  *
@@ -61,7 +64,8 @@ enum option_flags {
     OPT_NOCOMPILER = (1U << 2), /* no compiler instrumentation (sampling/MPI only) */
     OPT_NO_PLUGIN = (1U << 3),  /* never the GCC plug-in: -finstrument-functions */
     OPT_INLINE = (1U << 4),     /* instrument inline functions too */
-    OPT_PLAIN = (1U << 5)       /* HP_WRAPPER=off: run the compiler unchanged */
+    OPT_PLAIN = (1U << 5),      /* HP_WRAPPER=off: run the compiler unchanged */
+    OPT_STRICT = (1U << 6)      /* HP_INSTRUMENT_STRICT: no fallback when compiling fails */
 };
 
 /* What the compiler will do with these arguments, which decides what we add. */
@@ -133,6 +137,8 @@ static void print_usage(FILE *out)
             "  HP_INSTRUMENT_LIBDIR, HP_INSTRUMENT_INCLUDEDIR  where libhpmeasure and the\n"
             "                hp/ headers are taken from\n"
             "  HP_INSTRUMENT_PLUGIN  the GCC plug-in's file; empty: do not use the plug-in\n"
+            "  HP_INSTRUMENT_STRICT=1  a compilation that fails with instrumentation fails;\n"
+            "                by default it is run again with less or none, and a note says so\n"
             "  HP_WRAPPER=off       hp-<compiler> runs the plain compiler\n"
             "  HP_WRAPPER_ARGS      options for hp-<compiler>, e.g. \"--verbose --no-plugin\"\n");
 }
@@ -288,26 +294,50 @@ static enum parse_result parse_hp_options(int argc, char **argv, struct invocati
     return options_consistent(inv) ? PARSE_RUN : PARSE_ERROR;
 }
 
-/* HP_WRAPPER for hp-<compiler>: unset, empty or on: wrap; off: the plain compiler. */
-static enum parse_result read_wrapper_switch(struct invocation *inv)
+/* Reads the switch variable name: unset or empty gives dflt. Sets *on; returns
+ * PARSE_RUN, or PARSE_ERROR after saying what is accepted. */
+static enum parse_result read_switch(const char *name, bool dflt, bool *on)
 {
-    static const char *const on[] = {"on", "true", "yes", "1"};
-    static const char *const off[] = {"off", "false", "no", "0"};
-    const char *value = getenv("HP_WRAPPER");
+    static const char *const yes[] = {"on", "true", "yes", "1"};
+    static const char *const no[] = {"off", "false", "no", "0"};
+    const char *value = getenv(name);
 
+    *on = dflt;
     if (value == NULL || value[0] == '\0')
         return PARSE_RUN;
-    for (size_t i = 0; i < sizeof(on) / sizeof(on[0]); i++) {
-        if (strcmp(value, on[i]) == 0)
-            return PARSE_RUN;
-        if (strcmp(value, off[i]) == 0) {
-            inv->flags |= OPT_PLAIN;
+    for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+        if (strcmp(value, yes[i]) == 0 || strcmp(value, no[i]) == 0) {
+            *on = strcmp(value, yes[i]) == 0;
             return PARSE_RUN;
         }
     }
-    fprintf(stderr, PROG ": HP_WRAPPER=%s: unknown value; accepted: on, off"
-                    " (or true/false, yes/no, 1/0)\n", value);
+    fprintf(stderr, PROG ": %s=%s: unknown value; accepted: on, off"
+                    " (or true/false, yes/no, 1/0)\n", name, value);
     return PARSE_ERROR;
+}
+
+/* HP_WRAPPER for hp-<compiler>: unset, empty or on: wrap; off: the plain compiler. */
+static enum parse_result read_wrapper_switch(struct invocation *inv)
+{
+    bool on;
+
+    if (read_switch("HP_WRAPPER", true, &on) != PARSE_RUN)
+        return PARSE_ERROR;
+    if (!on)
+        inv->flags |= OPT_PLAIN;
+    return PARSE_RUN;
+}
+
+/* HP_INSTRUMENT_STRICT: a compilation that fails with instrumentation fails. */
+static enum parse_result read_strict_switch(struct invocation *inv)
+{
+    bool on;
+
+    if (read_switch("HP_INSTRUMENT_STRICT", false, &on) != PARSE_RUN)
+        return PARSE_ERROR;
+    if (on)
+        inv->flags |= OPT_STRICT;
+    return PARSE_RUN;
 }
 
 /* The options of hp-<compiler>, from HP_WRAPPER_ARGS (words split on white space). */
@@ -350,14 +380,18 @@ static enum parse_result read_invocation(int argc, char **argv, struct invocatio
     enum parse_result ret;
 
     memset(inv, 0, sizeof(*inv));
-    if (compiler == NULL)
-        return parse_hp_options(argc, argv, inv);
-    inv->compiler = compiler;
-    inv->args = argv + 1;
-    inv->nargs = argc - 1;
-    ret = read_wrapper_switch(inv);
+    if (compiler == NULL) {
+        ret = parse_hp_options(argc, argv, inv);
+    } else {
+        inv->compiler = compiler;
+        inv->args = argv + 1;
+        inv->nargs = argc - 1;
+        ret = read_wrapper_switch(inv);
+        if (ret == PARSE_RUN && !(inv->flags & OPT_PLAIN))
+            ret = read_wrapper_args(inv);
+    }
     if (ret == PARSE_RUN && !(inv->flags & OPT_PLAIN))
-        ret = read_wrapper_args(inv);
+        ret = read_strict_switch(inv);
     return ret;
 }
 
@@ -399,17 +433,42 @@ struct arg_summary {
     bool deps_only;   /* -M or -MM (they imply -E) */
     bool compile;     /* -c, -S or -fsyntax-only: nothing is linked */
     bool no_program;  /* -shared or -r: the output is not a program */
+    bool compiles;    /* a source, a response file or -flto: instrumentation can matter */
+    bool stdin_input; /* "-": a source read from standard input */
     const char *output; /* the -o file, or NULL */
 };
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t len = strlen(s), slen = strlen(suffix);
+    return len >= slen && strcmp(s + len - slen, suffix) == 0;
+}
+
+/* An input that is compiled (a source, or a response file that may hold sources), not
+ * an object or a library that is only linked. */
+static bool is_compiled_input(const char *arg)
+{
+    static const char *const linked[] = {".o", ".a", ".so", ".lo", ".la", ".obj"};
+    const char *slash = strrchr(arg, '/');
+
+    for (size_t i = 0; i < sizeof(linked) / sizeof(linked[0]); i++)
+        if (ends_with(arg, linked[i]))
+            return false;
+    return strstr(slash != NULL ? slash : arg, ".so.") == NULL; /* libfoo.so.1 */
+}
 
 static void summarize_args(int nargs, char **args, struct arg_summary *s)
 {
     memset(s, 0, sizeof(*s));
     for (int i = 0; i < nargs; i++) {
         const char *arg = args[i];
-        if (arg[0] != '-' || arg[1] == '\0') /* file name, "@file" or "-" for stdin */
+        if (arg[0] != '-' || arg[1] == '\0') { /* file name, "@file" or "-" for stdin */
             s->has_input = true;
-        else if (strncmp(arg, "-l", 2) == 0)
+            s->compiles |= is_compiled_input(arg);
+            s->stdin_input |= strcmp(arg, "-") == 0;
+        } else if (strncmp(arg, "-flto", 5) == 0) { /* the link compiles: lto1 */
+            s->compiles = true;
+        } else if (strncmp(arg, "-l", 2) == 0)
             s->has_input = true;
         else if (is_info_query(arg))
             s->info_query = true;
@@ -442,21 +501,17 @@ static bool is_build_system_probe(const char *output)
                             strncmp(base, "cmTC_", 5) == 0);
 }
 
-/* The kind of step, and (*probe) whether it links a build system's test program. */
-static enum build_mode detect_mode(int nargs, char **args, bool *probe)
+/* The kind of step that s describes. */
+static enum build_mode detect_mode(const struct arg_summary *s)
 {
-    struct arg_summary s;
-
-    summarize_args(nargs, args, &s);
-    *probe = is_build_system_probe(s.output);
     /* "gcc -v", "mpicc -show", "cc -qversion": nothing to build, so nothing to add. */
-    if (s.info_query || !s.has_input)
+    if (s->info_query || !s->has_input)
         return MODE_PASSTHROUGH;
-    if (s.preprocess || (s.deps_only && !s.compile))
+    if (s->preprocess || (s->deps_only && !s->compile))
         return MODE_PREPROCESS;
-    if (s.compile)
+    if (s->compile)
         return MODE_COMPILE;
-    if (s.no_program)
+    if (s->no_program)
         return MODE_LINK_NO_CORE;
     return MODE_LINK;
 }
@@ -539,7 +594,7 @@ out:
  * of memory.
  */
 static char **build_command(const struct invocation *inv, enum build_mode mode,
-                            bool probe, const struct added_words *w)
+                            bool probe, const struct added_words *w, const char *const *hooks)
 {
     enum { MAX_ADDED = 12 + HP_MAX_INSTRUMENT_WORDS };
     char **cmd = calloc((size_t)inv->nargs + MAX_ADDED + 1, sizeof(*cmd));
@@ -550,8 +605,8 @@ static char **build_command(const struct invocation *inv, enum build_mode mode,
     cmd[n++] = (char *)inv->compiler;
     if (mode == MODE_COMPILE || mode == MODE_LINK_NO_CORE || mode == MODE_LINK) {
         cmd[n++] = "-g";
-        for (size_t i = 0; w->hooks.words[i] != NULL; i++)
-            cmd[n++] = (char *)w->hooks.words[i];
+        for (size_t i = 0; hooks[i] != NULL; i++)
+            cmd[n++] = (char *)hooks[i];
     }
     bool mpi_first = mode == MODE_LINK && links_mpi(inv);
     if (mpi_first) {
@@ -619,8 +674,7 @@ static void print_quoted(FILE *out, const char *word)
     fputc('\'', out);
 }
 
-/* Prints the command as one shell-quoted line; returns 0, or -1 if the write failed. */
-static int print_command(FILE *out, char *const *cmd)
+int hp__print_command(FILE *out, char *const *cmd)
 {
     for (size_t i = 0; cmd[i] != NULL; i++) {
         if (i > 0)
@@ -639,17 +693,95 @@ static int run_command(char *const *cmd)
     return errno == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_RUN;
 }
 
+/* The compiled inputs of the command, for messages, joined by spaces and cut short
+ * after a few (or its output when none); malloc'd, NULL when out of memory. */
+static char *source_names(const struct invocation *inv, const char *output)
+{
+    enum { SHOWN = 160 };
+    char *names = malloc(SHOWN + 8);
+    size_t len = 0;
+
+    if (names == NULL)
+        return NULL;
+    names[0] = '\0';
+    for (int i = 0; i < inv->nargs && len <= SHOWN; i++) {
+        const char *arg = inv->args[i];
+        if (arg[0] == '-' && arg[1] != '\0') {
+            if (takes_separate_value(arg))
+                i++;
+            continue;
+        }
+        if (!is_compiled_input(arg))
+            continue;
+        len += (size_t)snprintf(names + len, SHOWN + 1 - len, "%s%s", len > 0 ? " " : "",
+                                strcmp(arg, "-") == 0 ? "<stdin>" : arg);
+    }
+    if (len > SHOWN)
+        strcpy(names + SHOWN, "...");
+    else if (len == 0) /* a link with -flto of objects alone: its output names it */
+        snprintf(names, SHOWN + 1, "%s", output != NULL ? output : "a.out");
+    return names;
+}
+
+/* A step whose instrumentation could make the compiler fail, and may fall back. */
+static bool may_fall_back(const struct invocation *inv, enum build_mode mode,
+                          const struct arg_summary *s, const struct added_words *w)
+{
+    return !(inv->flags & (OPT_STRICT | OPT_DRY_RUN)) && w->hooks.words[0] != NULL &&
+           mode != MODE_PASSTHROUGH && mode != MODE_PREPROCESS && s->compiles;
+}
+
+/* Runs the primary command with the fallback of fallback.c; returns the exit status. */
+static int run_with_fallback(const struct invocation *inv, enum build_mode mode,
+                             const struct arg_summary *s, const struct added_words *w,
+                             char **primary)
+{
+    static const char *const no_hooks[] = {NULL};
+    bool probe = is_build_system_probe(s->output);
+    struct hp_fallback_plan plan = {
+        .primary = primary,
+        .plain = build_command(inv, mode, probe, w, no_hooks),
+        .what = w->hooks.what,
+        .files = source_names(inv, s->output),
+        .verbose = (inv->flags & OPT_VERBOSE) != 0,
+        .stdin_source = s->stdin_input,
+        .stdout_output = s->output != NULL && strcmp(s->output, "-") == 0,
+    };
+    bool complete = plan.plain != NULL && plan.files != NULL;
+    int status = EXIT_FAILURE;
+
+    if (w->hooks.lesser[0] != NULL) { /* the plug-in's note-only mode, then hooks alone */
+        plan.lesser[0] = build_command(inv, mode, probe, w, w->hooks.lesser);
+        plan.lesser[1] = build_command(inv, mode, probe, w, w->hooks.lesser + 2);
+        plan.note_prefix = w->hooks.note_prefix;
+        complete = complete && plan.lesser[0] != NULL && plan.lesser[1] != NULL;
+        for (size_t i = 0; complete && plan.lesser[0][i] != NULL; i++)
+            if (plan.lesser[0][i] == hp__note_placeholder)
+                plan.note_slot = i;
+    }
+    if (complete)
+        status = hp__run_with_fallback(&plan);
+    else
+        fprintf(stderr, PROG ": out of memory\n");
+    free(plan.plain);
+    free(plan.lesser[0]);
+    free(plan.lesser[1]);
+    free((char *)plan.files);
+    return status;
+}
+
 /* Builds the real command and prints or runs it; returns the exit status. */
 static int run_invocation(const struct invocation *inv)
 {
     struct added_words words;
+    struct arg_summary s;
     enum build_mode mode = MODE_PASSTHROUGH;
-    bool probe = false;
     char **cmd = NULL;
     int status;
 
+    summarize_args(inv->nargs, inv->args, &s);
     if (!(inv->flags & OPT_PLAIN))
-        mode = detect_mode(inv->nargs, inv->args, &probe);
+        mode = detect_mode(&s);
     switch (added_words_init(&words, inv, mode)) {
     case HP_FLAGS_OK:
         break;
@@ -659,16 +791,18 @@ static int run_invocation(const struct invocation *inv)
         fprintf(stderr, PROG ": out of memory\n");
         return EXIT_FAILURE;
     }
-    cmd = build_command(inv, mode, probe, &words);
+    cmd = build_command(inv, mode, is_build_system_probe(s.output), &words, words.hooks.words);
     if (cmd == NULL) {
         fprintf(stderr, PROG ": out of memory\n");
         status = EXIT_FAILURE;
     } else if (inv->flags & OPT_DRY_RUN) {
-        status = print_command(stdout, cmd) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+        status = hp__print_command(stdout, cmd) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    } else if (may_fall_back(inv, mode, &s, &words)) {
+        status = run_with_fallback(inv, mode, &s, &words, cmd);
     } else {
         /* A closed or full stderr must not fail the user's build over a log line. */
         if (inv->flags & OPT_VERBOSE)
-            (void)print_command(stderr, cmd);
+            (void)hp__print_command(stderr, cmd);
         status = run_command(cmd);
     }
     free(cmd);

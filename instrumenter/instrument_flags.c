@@ -8,7 +8,8 @@
  * many times slower), and hp-instrument says once why. clang gets
  * -finstrument-functions-after-inlining, which only instruments functions that remain
  * calls. The compiler is asked what it is (compiler_probe.c) since `mpicc` or `cc` may
- * be either.
+ * be either. With the plug-in, the flags of the fallback for a compilation that fails
+ * with it (fallback.c) are chosen here too.
  */
 #if !defined(_GNU_SOURCE) && !defined(_XOPEN_SOURCE)
 #define _XOPEN_SOURCE 700 /* realpath() */
@@ -39,6 +40,9 @@
 
 enum { REASON_SIZE = 512 };
 
+/* Marks the word of the fallback's plug-in argument, made once the failure is known. */
+const char hp__note_placeholder[] = "";
+
 /* ---- the word list ------------------------------------------------------------------ */
 
 static void add_word(struct hp_instrument_flags *f, const char *word)
@@ -68,6 +72,7 @@ void hp__instrument_flags_release(struct hp_instrument_flags *f)
 {
     for (size_t i = 0; i < HP_MAX_INSTRUMENT_WORDS; i++)
         free(f->owned[i]);
+    free(f->note_prefix);
     memset(f, 0, sizeof(*f));
 }
 
@@ -164,27 +169,55 @@ static void warn_filter_unused(const char *filter_file)
 static void clang_flags(struct hp_instrument_flags *f, const struct hp_instrument_request *req)
 {
     /* Hooks before inlining instrument every inline function: only on request. */
-    add_word(f, req->inline_functions ? GCC_HOOKS : CLANG_HOOKS);
+    f->what = req->inline_functions ? GCC_HOOKS : CLANG_HOOKS;
+    add_word(f, f->what);
     if (req->filter_file != NULL)
         warn_filter_unused(req->filter_file);
 }
 
+/* Adds -fplugin-arg-<name>-<key><value>; returns an enum hp_flags_result. */
+static int add_plugin_arg(struct hp_instrument_flags *f, const char *plugin, const char *key,
+                          const char *value)
+{
+    char *arg = hp_concat(key, value);
+    int ret = add_owned(f, arg != NULL ? plugin_arg(plugin, arg) : NULL);
+
+    free(arg);
+    return ret;
+}
+
+/*
+ * The plug-in, and the fallback if the compilation fails with it: the plug-in in its
+ * note-only mode (it records in the program that this unit fell back, and why) with
+ * -finstrument-functions. HP_INSTRUMENT_TEST_FAIL (tests only, doc/testing.md) makes
+ * the plug-in fail on purpose, to show the fallback.
+ */
 static int plugin_flags(struct hp_instrument_flags *f, const char *plugin, const char *filter)
 {
-    char *arg;
+    const char *test_fail = getenv("HP_INSTRUMENT_TEST_FAIL");
     int ret = add_owned(f, hp_concat("-fplugin=", plugin));
 
-    if (ret == HP_FLAGS_OK && filter != NULL) {
-        arg = hp_concat("filter=", filter);
-        ret = add_owned(f, arg != NULL ? plugin_arg(plugin, arg) : NULL);
-        free(arg);
-    }
-    return ret;
+    if (ret == HP_FLAGS_OK && filter != NULL)
+        ret = add_plugin_arg(f, plugin, "filter=", filter);
+    if (ret == HP_FLAGS_OK && test_fail != NULL && test_fail[0] != '\0')
+        ret = add_plugin_arg(f, plugin, "test-fail=", test_fail);
+    if (ret != HP_FLAGS_OK)
+        return ret;
+    f->note_prefix = plugin_arg(plugin, "fallback=");
+    if (f->note_prefix == NULL)
+        return HP_FLAGS_NO_MEMORY;
+    f->what = "the GCC plug-in";
+    f->lesser[0] = f->words[0];
+    f->lesser[1] = hp__note_placeholder;
+    f->lesser[2] = GCC_HOOKS;
+    f->lesser[3] = GCC_EXCLUDE_SYSTEM;
+    return HP_FLAGS_OK;
 }
 
 static void fallback_flags(struct hp_instrument_flags *f, const struct hp_instrument_request *req,
                            const char *why)
 {
+    f->what = GCC_HOOKS;
     add_word(f, GCC_HOOKS);
     add_word(f, GCC_EXCLUDE_SYSTEM);
     if (why[0] != '\0')
@@ -256,6 +289,7 @@ int hp__instrument_flags_init(struct hp_instrument_flags *f,
         clang_flags(f, req);
         ret = HP_FLAGS_OK;
     } else if (probe == HP_PROBE_NOT_FOUND) {
+        f->what = GCC_HOOKS;
         add_word(f, GCC_HOOKS);
         ret = HP_FLAGS_OK;
     } else {

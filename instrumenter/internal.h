@@ -1,12 +1,14 @@
 /*
  * Private declarations of hp-instrument's parts: the compiler probe
- * (compiler_probe.c) and the choice of instrumentation flags (instrument_flags.c).
+ * (compiler_probe.c), the choice of instrumentation flags (instrument_flags.c) and the
+ * run with a fallback when instrumentation makes the compiler fail (fallback.c).
  */
 #ifndef HP_INSTRUMENTER_INTERNAL_H
 #define HP_INSTRUMENTER_INTERNAL_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* ---- compiler_probe.c ---- */
 
@@ -46,11 +48,20 @@ struct hp_instrument_request {
 enum { HP_MAX_INSTRUMENT_WORDS = 4 };
 
 /* The words that turn instrumentation on, in order (after -g); words[] is
- * NULL-terminated and may point into owned[]. */
+ * NULL-terminated and may point into owned[]. With the plug-in, lesser[] are the words
+ * of the fallback when it fails (fallback.c): -fplugin=... in its note-only mode, whose
+ * argument that says what failed is made at that time (its prefix is note_prefix; its
+ * place in lesser[] holds hp__note_placeholder), then -finstrument-functions with the
+ * system headers excluded; NULL otherwise. what names the instrumentation in messages. */
 struct hp_instrument_flags {
     const char *words[HP_MAX_INSTRUMENT_WORDS + 1];
     char *owned[HP_MAX_INSTRUMENT_WORDS];
+    const char *lesser[HP_MAX_INSTRUMENT_WORDS + 1];
+    char *note_prefix;
+    const char *what;
 };
+
+extern const char hp__note_placeholder[];
 
 enum hp_flags_result {
     HP_FLAGS_OK = 0,
@@ -65,5 +76,32 @@ enum hp_flags_result {
 int hp__instrument_flags_init(struct hp_instrument_flags *f,
                               const struct hp_instrument_request *req);
 void hp__instrument_flags_release(struct hp_instrument_flags *f);
+
+/* ---- fallback.c ---- */
+
+enum { HP_FALLBACK_LESSER = 2 };
+
+/* The commands of one compilation, most instrumented first, each NULL-terminated. */
+struct hp_fallback_plan {
+    char **primary;       /* as chosen: plug-in, -finstrument-functions, clang's hooks */
+    char **plain;         /* the same without instrumentation */
+    char **lesser[HP_FALLBACK_LESSER]; /* tried in order after the primary failed and
+                                          the plain one succeeded; NULL ends the list */
+    const char *note_prefix; /* lesser[0] takes "<note_prefix><what failed>" ... */
+    size_t note_slot;        /* ... as its word note_slot; unused when note_prefix is NULL */
+    const char *what;     /* the primary's instrumentation, for messages */
+    const char *files;    /* the sources, for messages */
+    bool verbose;         /* print each command on stderr before running it */
+    bool stdin_source;    /* a source is read from standard input ("-") */
+    bool stdout_output;   /* the output goes to standard output ("-o -") */
+};
+
+/* Runs the plan (see fallback.c) and returns the exit status to exit with; a compiler
+ * stopped by a signal ends this process with that signal. */
+int hp__run_with_fallback(const struct hp_fallback_plan *plan);
+
+/* Prints cmd as one shell-quoted line; returns 0, or -1 if the write failed
+ * (hp-instrument.c). */
+int hp__print_command(FILE *out, char *const *cmd);
 
 #endif

@@ -292,6 +292,21 @@ static const char *or_default(const char *s, const char *dflt)
 static void anchor_instrumentation(strbuf *sb, const hp_profile *p)
 {
     const hp_profile_instrumentation *in = &p->instrumentation;
+    const char *fallback = p->fallback_units;
+    if (fallback != NULL && fallback[0] != '\0') {
+        /* One line per unit; a character reference keeps each line break, which a
+         * parser turns into a blank in an attribute written as is. */
+        sb_puts(sb, "<attr key=\"" HP_CUBE_ATTR_FALLBACK "\" value=\"");
+        for (const char *l = fallback; *l != '\0';) {
+            size_t len = strcspn(l, "\n");
+            char line[1024];
+            snprintf(line, sizeof(line), "%.*s", (int)len, l);
+            sb_put_xml(sb, line);
+            sb_puts(sb, "&#10;");
+            l += len + (l[len] == '\n');
+        }
+        sb_puts(sb, "\"/>\n");
+    }
     if (in->units == 0 && in->probe_visits == 0)
         return;
     const uint64_t *words = (const uint64_t *)in;

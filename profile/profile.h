@@ -136,6 +136,8 @@ typedef struct hp_profile_instrumentation {
  * numbers in order, and the mangled names of demoted regions, separated by spaces. */
 #define HP_CUBE_ATTR_INSTRUMENTATION "hpmeasure::instrumentation"
 #define HP_CUBE_ATTR_DEMOTED "hpmeasure::demoted"
+/* The Cube attribute that carries hp_profile.fallback_units. */
+#define HP_CUBE_ATTR_FALLBACK "hpmeasure::fallback"
 
 typedef struct hp_profile {
     const char *creator;      /* e.g. "hpmeasure 0.1.0" */
@@ -165,6 +167,11 @@ typedef struct hp_profile {
     /* NULL or "" for a complete run; else why it was cut short, e.g. "interrupted by
      * signal 15 (SIGTERM) at 2.500 s" (a Cube attribute, shown by the reports). */
     const char *interrupted;
+
+    /* NULL or ""; else the translation units that hp-instrument compiled again after
+     * the GCC plug-in failed on them, one line each: "file: used instead (what failed)"
+     * (a last line may say how many more there were). */
+    const char *fallback_units;
 } hp_profile;
 
 #endif

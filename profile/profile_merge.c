@@ -104,7 +104,7 @@ static storage *storage_new(hp_profile *p, size_t nregions, size_t ncnodes, size
     *p = (hp_profile){ NULL, NULL, st->regions, nregions, st->cnodes, ncnodes,
                        st->nodes, nnodes, st->processes, nprocesses,
                        st->locations, nlocations, st->metrics, nmetrics,
-                       st->unmeasured, nunmeasured, { 0 }, { 0 }, NULL };
+                       st->unmeasured, nunmeasured, { 0 }, { 0 }, NULL, NULL };
     return st;
 }
 

@@ -1,12 +1,15 @@
 /*
  * The instrumentation section of summary.txt (and of hp-report's text): what the compiler
  * instrumented and what it left out, the calibrated probe cost, the share of the run time
- * it implies (the estimated dilation), and the regions the overhead budget switched off
- * (overhead.h).
+ * it implies (the estimated dilation), the regions the overhead budget switched off
+ * (overhead.h), and the translation units that hp-instrument compiled again without the
+ * plug-in after it failed on them.
  */
 #include "summary.h"
 
 #include <inttypes.h>
+#include <stdbool.h>
+#include <string.h>
 
 /* Visits of region r over every call path and location. */
 static uint64_t region_visits(const hp_profile *p, const hp_profile_metric *visits, size_t r)
@@ -58,10 +61,29 @@ static double write_dilation(FILE *out, double probe_ns, uint64_t visits, uint64
     return 100.0;
 }
 
+/* The units that fell back, one line each (profile.h), under a line that counts them. */
+static void write_fallback(FILE *out, const char *lines)
+{
+    size_t n = 0;
+    for (const char *l = lines; *l != '\0'; l++)
+        n += *l == '\n';
+    if (lines[0] != '\0' && lines[strlen(lines) - 1] != '\n')
+        n++;
+    fprintf(out, "  fell back: the GCC plug-in failed on %zu translation unit%s at build time; "
+            "hp-instrument compiled %s again with:\n", n, n == 1 ? "" : "s",
+            n == 1 ? "it" : "them");
+    while (*lines != '\0') {
+        size_t len = strcspn(lines, "\n");
+        fprintf(out, "    %.*s\n", (int)len, lines);
+        lines += len + (lines[len] == '\n');
+    }
+}
+
 void hp_summary_write_instrumentation(FILE *out, const hp_profile *p)
 {
     const hp_profile_instrumentation *in = &p->instrumentation;
-    if (in->units == 0 && in->probe_visits == 0)
+    bool fell_back = p->fallback_units != NULL && p->fallback_units[0] != '\0';
+    if (in->units == 0 && in->probe_visits == 0 && !fell_back)
         return;
     fprintf(out, "Instrumentation\n");
     if (in->units > 0)
@@ -74,6 +96,8 @@ void hp_summary_write_instrumentation(FILE *out, const hp_profile *p)
     else
         fprintf(out, "  compiler hooks without the GCC plug-in (-finstrument-functions): every "
                      "function of the instrumented sources\n");
+    if (fell_back)
+        write_fallback(out, p->fallback_units);
     double probe_ns = (double)in->probe_ps / 1000.0;
     fprintf(out, "  probe cost: %.1f ns per call (calibrated at start); %" PRIu64
             " visits of instrumented functions\n", probe_ns, in->probe_visits);

@@ -870,6 +870,7 @@ static void fill_profile(const reader *r, hp_profile *p)
         .metrics = st->metrics,
         .nmetrics = st->nmetrics,
         .interrupted = a->interrupted,
+        .fallback_units = a->hp_fallback,
     };
 }
 

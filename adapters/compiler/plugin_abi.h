@@ -22,6 +22,10 @@
  *
  * Every translation unit also gets a constructor that reports the unit's counts of
  * instrumented and skipped functions to __hp_plugin_unit (the profile's quality note).
+ * A unit that hp-instrument compiled again without the plug-in's passes after they
+ * failed (its fallback) gets, from the plug-in's note-only mode, a constructor that
+ * hands __hp_plugin_fallback the unit's file and what failed instead, so that the
+ * profile's note can list the units that fell back.
  * Changing a layout means changing HP_PLUGIN_ABI_VERSION: the hooks then refuse
  * descriptors of the other version instead of misreading them.
  */
@@ -63,6 +67,15 @@ enum hp_unit_word {
     HP_UNIT_WORDS = 6
 };
 
+/* Words of a fallen-back unit's note (strings are NUL-terminated). */
+enum hp_fallback_word {
+    HP_FALLBACK_VERSION = 0, /* HP_PLUGIN_ABI_VERSION */
+    HP_FALLBACK_FILE = 1,    /* absolute path of the unit's main source file */
+    HP_FALLBACK_FAILED = 2,  /* what failed with the plug-in, as hp-instrument said it */
+    HP_FALLBACK_USED = 3,    /* what was used instead: "-finstrument-functions", ... */
+    HP_FALLBACK_WORDS = 4
+};
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -72,6 +85,7 @@ extern "C" {
 uintptr_t *__hp_plugin_enter(uintptr_t *desc);
 void __hp_plugin_exit(uintptr_t *desc);
 void __hp_plugin_unit(const uintptr_t *unit);
+void __hp_plugin_fallback(const uintptr_t *note);
 
 #ifdef __cplusplus
 }

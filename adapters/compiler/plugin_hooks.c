@@ -24,6 +24,7 @@
 HP_API uintptr_t *__hp_plugin_enter(uintptr_t *desc);
 HP_API void __hp_plugin_exit(uintptr_t *desc);
 HP_API void __hp_plugin_unit(const uintptr_t *unit);
+HP_API void __hp_plugin_fallback(const uintptr_t *note);
 
 static inline uintptr_t desc_load(const uintptr_t *desc, int word)
 {
@@ -140,4 +141,13 @@ void __hp_plugin_unit(const uintptr_t *unit)
         [HP_INSTR_FILTERED] = unit[HP_UNIT_FILTERED],
     };
     hp_overhead_add_unit(counts);
+}
+
+void __hp_plugin_fallback(const uintptr_t *note)
+{
+    if (note[HP_FALLBACK_VERSION] != HP_PLUGIN_ABI_VERSION)
+        return;
+    hp_overhead_add_fallback((const char *)note[HP_FALLBACK_FILE],
+                             (const char *)note[HP_FALLBACK_FAILED],
+                             (const char *)note[HP_FALLBACK_USED]);
 }

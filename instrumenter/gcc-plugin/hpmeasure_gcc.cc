@@ -23,6 +23,12 @@
  * inlining), keeps what a switched-off function still runs close to the plain build's
  * code: see "keeping switched-off functions free of register saves" and "a hook-free
  * copy of short bodies" below.
+ *
+ * When a compilation fails with the plug-in, hp-instrument compiles it again with
+ * -finstrument-functions and the plug-in in its note-only mode (`fallback=TEXT`): no
+ * passes, only a constructor that tells the run time that the unit fell back and why,
+ * for the profile's note. `test-fail=ice|error` makes the plug-in fail on purpose, for
+ * the tests of that fallback.
  */
 /* GCC's own configuration defines these too; ours come from configure's DEFS. */
 #undef PACKAGE_NAME
@@ -77,12 +83,17 @@ static struct plugin_info hp_plugin_info = {
     "0.1",
     "hpmeasure instrumentation: -fplugin-arg-" PLUGIN_NAME "-filter=FILE "
     "(Score-P filter file applied at compile time), -fplugin-arg-" PLUGIN_NAME "-inline "
-    "(instrument functions declared inline too)"
+    "(instrument functions declared inline too), -fplugin-arg-" PLUGIN_NAME "-fallback=TEXT "
+    "(hp-instrument's fallback: no passes, only a note that the unit fell back and why)"
 };
 
 /* Options and per-unit counts (one compilation unit per process). */
 static hp_filter *compile_filter;
 static bool instrument_inline;
+/* fallback=TEXT: the note-only mode, TEXT (decoded) saying what failed with the passes. */
+static char *fallback_failed;
+/* test-fail=ice|error: fail on purpose at the end of the unit (tests of the fallback). */
+static const char *test_failure;
 static uintptr_t unit_counts[HP_UNIT_WORDS];
 static unsigned unit_functions_seen;
 /* The function each descriptor of the unit was made for (the late pass's question). */
@@ -111,11 +122,10 @@ static char *display_name(const char *mangled)
     return xstrdup(mangled);
 }
 
-/* The definition's source file, absolute (joined with the working directory, as the
- * DWARF compilation directory is); the caller frees it. */
-static char *absolute_file(tree fndecl)
+/* A source file's name, absolute (joined with the working directory, as the DWARF
+ * compilation directory is); the caller frees it. */
+static char *absolute_path(const char *file)
 {
-    const char *file = DECL_SOURCE_FILE(fndecl);
     if (file == NULL)
         return xstrdup("");
     if (file[0] == '/' || file[0] == '<')
@@ -124,6 +134,12 @@ static char *absolute_file(tree fndecl)
     if (getcwd(cwd, sizeof cwd) == NULL)
         return xstrdup(file);
     return concat(cwd, "/", file, NULL);
+}
+
+/* The definition's source file, absolute; the caller frees it. */
+static char *absolute_file(tree fndecl)
+{
+    return absolute_path(DECL_SOURCE_FILE(fndecl));
 }
 
 /* Why a function is left alone, or HP_UNIT_INSTRUMENTED. */
@@ -703,6 +719,14 @@ class save_pass : public gimple_opt_pass {
     unsigned int execute(function *fun) final override { return save_around_hooks(fun); }
 };
 
+/* A constructor of the unit that calls the run time's hook with words' address. */
+static void call_at_start(const char *hook, tree words)
+{
+    tree fn = hook_decl(hook, void_type_node);
+    tree call = build_call_expr(fn, 1, build_fold_addr_expr_with_type(words, ptr_type_node));
+    cgraph_build_static_cdtor('I', call, DEFAULT_INIT_PRIORITY);
+}
+
 /* At the end of the unit: a constructor that reports the unit's counts to the run time
  * (the profile's note on what was instrumented). Nothing when the unit had no functions,
  * so that objects without code do not need the run time. */
@@ -716,11 +740,39 @@ static void report_unit(void *gcc_data, void *user_data)
     for (unsigned i = 0; i < HP_UNIT_WORDS; i++)
         values[i] = int_word((HOST_WIDE_INT)unit_counts[i]);
     values[HP_UNIT_VERSION] = int_word(HP_PLUGIN_ABI_VERSION);
-    tree unit = static_words("__hp_unit", values, HP_UNIT_WORDS);
-    tree unit_fn = hook_decl("__hp_plugin_unit", void_type_node);
-    tree call = build_call_expr(unit_fn, 1, build_fold_addr_expr_with_type(unit,
-                                                                          ptr_type_node));
-    cgraph_build_static_cdtor('I', call, DEFAULT_INIT_PRIORITY);
+    call_at_start("__hp_plugin_unit", static_words("__hp_unit", values, HP_UNIT_WORDS));
+}
+
+/* The note-only mode, at the end of the unit: a constructor that tells the run time
+ * that this unit fell back, from what, to what (plugin_abi.h). */
+static void report_fallback(void *gcc_data, void *user_data)
+{
+    (void)gcc_data;
+    (void)user_data;
+    if (seen_error())
+        return;
+    char *file = absolute_path(main_input_filename);
+    tree values[HP_FALLBACK_WORDS] = {};
+    values[HP_FALLBACK_VERSION] = int_word(HP_PLUGIN_ABI_VERSION);
+    values[HP_FALLBACK_FILE] = string_word(file);
+    values[HP_FALLBACK_FAILED] = string_word(fallback_failed);
+    values[HP_FALLBACK_USED] = string_word(flag_instrument_function_entry_exit
+                                               ? "-finstrument-functions"
+                                               : "no instrumentation");
+    free(file);
+    call_at_start("__hp_plugin_fallback",
+                  static_words("__hp_fallback", values, HP_FALLBACK_WORDS));
+}
+
+/* test-fail: an internal compiler error or an ordinary error, as a fault of ours
+ * would give, so that the tests can show hp-instrument's fallback. */
+static void fail_on_purpose(void *gcc_data, void *user_data)
+{
+    (void)gcc_data;
+    (void)user_data;
+    if (strcmp(test_failure, "ice") == 0)
+        internal_error("%s: failing on purpose (test-fail=ice)", PLUGIN_NAME);
+    error("%s: failing on purpose (test-fail=%s)", PLUGIN_NAME, test_failure);
 }
 
 static void release_options(void *gcc_data, void *user_data)
@@ -729,6 +781,26 @@ static void release_options(void *gcc_data, void *user_data)
     (void)user_data;
     hp_filter_free(compile_filter);
     compile_filter = NULL;
+    free(fallback_failed);
+    fallback_failed = NULL;
+}
+
+/* hp-instrument's %XX-encoding of fallback=TEXT undone (it keeps TEXT one word through
+ * the driver); the caller frees the result. */
+static char *percent_decoded(const char *text)
+{
+    char *out = xstrdup(text), *o = out;
+    for (const char *p = text; *p != '\0'; p++) {
+        unsigned byte;
+        if (p[0] == '%' && ISXDIGIT(p[1]) && ISXDIGIT(p[2]) && sscanf(p + 1, "%2x", &byte) == 1) {
+            *o++ = (char)byte;
+            p += 2;
+        } else {
+            *o++ = *p;
+        }
+    }
+    *o = '\0';
+    return out;
 }
 
 /* Reads -fplugin-arg-hpmeasure_gcc-KEY[=VALUE]; returns 0, or -1 after an error. */
@@ -738,6 +810,12 @@ static int read_arguments(const struct plugin_name_args *info)
         const char *key = info->argv[i].key, *value = info->argv[i].value;
         if (strcmp(key, "inline") == 0 && value == NULL) {
             instrument_inline = true;
+        } else if (strcmp(key, "fallback") == 0 && value != NULL) {
+            free(fallback_failed);
+            fallback_failed = percent_decoded(value);
+        } else if (strcmp(key, "test-fail") == 0 && value != NULL &&
+                   (strcmp(value, "ice") == 0 || strcmp(value, "error") == 0)) {
+            test_failure = value;
         } else if (strcmp(key, "filter") == 0 && value != NULL && value[0] != '\0') {
             char err[512];
             hp_filter_free(compile_filter);
@@ -747,7 +825,8 @@ static int read_arguments(const struct plugin_name_args *info)
                 return -1;
             }
         } else {
-            error("%s: unknown argument %<%s%s%s%>; accepted: filter=FILE, inline",
+            error("%s: unknown argument %<%s%s%s%>; accepted: filter=FILE, inline, "
+                  "fallback=TEXT, test-fail=ice|error",
                   PLUGIN_NAME, key, value ? "=" : "", value ? value : "");
             return -1;
         }
@@ -798,13 +877,20 @@ int plugin_init(struct plugin_name_args *info, struct plugin_gcc_version *versio
     }
     if (read_arguments(info) != 0)
         return 1;
+    register_callback(info->base_name, PLUGIN_INFO, NULL, &hp_plugin_info);
+    if (fallback_failed != NULL) {
+        register_callback(info->base_name, PLUGIN_FINISH_UNIT, report_fallback, NULL);
+        register_callback(info->base_name, PLUGIN_FINISH, release_options, NULL);
+        return 0;
+    }
     make_room_for_hooks();
 
-    register_callback(info->base_name, PLUGIN_INFO, NULL, &hp_plugin_info);
     add_pass(info, new instrument_pass(g), "omplower");
     if (!hooks_decided_by_command_line())
         add_pass(info, new save_pass(g), "optimized");
     register_callback(info->base_name, PLUGIN_FINISH_UNIT, report_unit, NULL);
+    if (test_failure != NULL)
+        register_callback(info->base_name, PLUGIN_FINISH_UNIT, fail_on_purpose, NULL);
     register_callback(info->base_name, PLUGIN_FINISH, release_options, NULL);
     return 0;
 }

@@ -2,15 +2,20 @@
  * Probe cost, the overhead budget, and what the compiler instrumented (overhead.h).
  *
  * Demotions are rare (at most one per region), so they are recorded in a fixed array by
- * an atomic index; the regions themselves live as long as the registry.
+ * an atomic index; the regions themselves live as long as the registry. Units that fell
+ * back at build time are noted the same way, as copied lines.
  */
 #include "overhead.h"
 
 #include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "timer.h"
 
 enum { MAX_DEMOTED = 4096, CALIBRATION_ROUNDS = 7, CALIBRATION_PAIRS = 256 };
+enum { MAX_FALLBACK_LINES = 64 };
 
 bool hp__overhead_budget_on;
 static uint64_t budget_percent;
@@ -18,6 +23,8 @@ static uint64_t probe_ticks;
 static hp_region *demoted[MAX_DEMOTED];
 static _Atomic size_t demoted_count;
 static _Atomic uint64_t unit_totals[HP_INSTR_COUNTS];
+static char *fallback_lines[MAX_FALLBACK_LINES];
+static _Atomic size_t fallback_count;
 
 /*
  * An enter/exit pair costs two time-stamp reads plus a little bookkeeping, and the reads
@@ -83,6 +90,25 @@ void hp_overhead_add_unit(const uint64_t counts[HP_INSTR_COUNTS])
     atomic_fetch_add(&unit_totals[HP_INSTR_UNITS], 1);
     for (int i = HP_INSTR_INSTRUMENTED; i < HP_INSTR_COUNTS; i++)
         atomic_fetch_add(&unit_totals[i], counts[i]);
+}
+
+void hp_overhead_add_fallback(const char *file, const char *failed, const char *used)
+{
+    size_t i = atomic_fetch_add(&fallback_count, 1);
+    if (i >= MAX_FALLBACK_LINES)
+        return;
+    size_t size = strlen(file) + strlen(used) + strlen(failed) + sizeof(":  ()");
+    char *line = malloc(size);
+    if (line != NULL)
+        snprintf(line, size, "%s: %s (%s)", file, used, failed);
+    fallback_lines[i] = line; /* NULL when out of memory: counted, not shown */
+}
+
+char *const *hp_overhead_fallback_units(size_t *count, size_t *kept)
+{
+    *count = atomic_load(&fallback_count);
+    *kept = *count < MAX_FALLBACK_LINES ? *count : MAX_FALLBACK_LINES;
+    return fallback_lines;
 }
 
 void hp_overhead_unit_totals(uint64_t out[HP_INSTR_COUNTS])

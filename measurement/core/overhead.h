@@ -61,6 +61,15 @@ typedef enum hp_instr_count {
 void hp_overhead_add_unit(const uint64_t counts[HP_INSTR_COUNTS]);
 void hp_overhead_unit_totals(uint64_t out[HP_INSTR_COUNTS]);
 
+/* Notes a translation unit that hp-instrument compiled again after the GCC plug-in
+ * failed (its fallback): file, what failed, what was used instead. Copies the strings
+ * (the unit may be unloaded before the end); called from constructors, not hot. */
+void hp_overhead_add_fallback(const char *file, const char *failed, const char *used);
+
+/* The fallen-back units as lines "file: used (failed)", in the order noted; *count is
+ * how many units fell back, of which *kept have a line (the first few dozen). */
+char *const *hp_overhead_fallback_units(size_t *count, size_t *kept);
+
 /* Calibrated cost of one enter/exit pair, in timer ticks. */
 uint64_t hp_overhead_probe_ticks(void);
 

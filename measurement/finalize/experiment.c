@@ -296,6 +296,32 @@ static void add_sampling(hp_profile_data *d)
         out->histogram[i] = s.histogram[i];
 }
 
+/* The units that fell back at build time, as the profile's lines (profile.h), or NULL;
+ * made once, kept to the end of the process. */
+static const char *fallback_note(void)
+{
+    static char *note;
+    size_t count, kept, size = 64;
+    char *const *lines = hp_overhead_fallback_units(&count, &kept);
+    if (note != NULL || count == 0)
+        return note;
+    for (size_t i = 0; i < kept; i++)
+        size += lines[i] != NULL ? strlen(lines[i]) + 1 : 0;
+    note = malloc(size);
+    if (note == NULL)
+        return NULL;
+    size_t len = 0, shown = 0;
+    note[0] = '\0';
+    for (size_t i = 0; i < kept; i++)
+        if (lines[i] != NULL) {
+            len += (size_t)snprintf(note + len, size - len, "%s\n", lines[i]);
+            shown++;
+        }
+    if (shown < count) /* lines lost to a full list or to memory */
+        snprintf(note + len, size - len, "and %zu more\n", count - shown);
+    return note;
+}
+
 /* What the compiler instrumented, the probe cost, and the visits it was paid for. */
 static void add_instrumentation(hp_profile_data *d, double ticks_per_second)
 {
@@ -397,6 +423,9 @@ static void write_profile_in(const char *dir, const hp_profile *p, const char *s
     hp_profile marked = *p;
     if (interruption[0] != '\0')
         marked.interrupted = interruption;
+    /* This process's units: an MPI job's processes run the same program, and a merged
+     * profile carries no strings. */
+    marked.fallback_units = fallback_note();
     snprintf(name, sizeof(name), "profile%s.cubex", suffix);
     write_cube(dir, name, &marked);
     snprintf(name, sizeof(name), "summary%s.txt", suffix);

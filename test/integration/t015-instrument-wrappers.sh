@@ -1,11 +1,11 @@
 #!/bin/sh
-# The one-word compilers hp-gcc, hp-g++, ..., hp-mpifort: each is `hp-instrument
-# <compiler>` (same command line, exactly), takes its options from HP_WRAPPER_ARGS and
-# becomes the plain compiler with HP_WRAPPER=off. A real C++ build through hp-g++ shows
+# The one-word compilers hp-gcc, hp-g++, ..., hp-mpifort, hp-mpif77, hp-mpif90: each is
+# `hp-instrument <compiler>` (same command line, exactly), takes its options from
+# HP_WRAPPER_ARGS and becomes the plain compiler with HP_WRAPPER=off. A real C++ build through hp-g++ shows
 # what the fallback instruments: the program's functions, not std::vector's.
 . "$HP_SRCDIR/test/integration/lib.sh"
 
-plan 14
+plan 15
 
 : "${HP_INSTRUMENT_INCLUDEDIR:=$HP_SRCDIR/include}"
 HP_INSTRUMENT_PLUGIN=
@@ -14,7 +14,7 @@ unset HP_WRAPPER HP_WRAPPER_ARGS
 
 # ---- the same command as hp-instrument <compiler> -------------------------------------------
 same=yes
-for cc in gcc g++ gfortran clang clang++ mpicc mpicxx mpifort; do
+for cc in gcc g++ gfortran clang clang++ mpicc mpicxx mpifort mpif77 mpif90; do
     for args in "-O2 -c a.c -o a.o" "-o app a.o -lm" "-E a.c"; do
         # shellcheck disable=SC2086 # the words are split on purpose
         want=$(hp-instrument --dry-run "$cc" $args 2>/dev/null)
@@ -23,7 +23,14 @@ for cc in gcc g++ gfortran clang clang++ mpicc mpicxx mpifort; do
         [ -n "$want" ] && [ "$got" = "$want" ] || same="no (hp-$cc $args: '$got', want '$want')"
     done
 done
-check_eq "hp-<compiler> runs exactly what hp-instrument <compiler> runs (8 wrappers)" yes "$same"
+check_eq "hp-<compiler> runs exactly what hp-instrument <compiler> runs (10 wrappers)" yes "$same"
+# MPICH's Fortran 77 and 90 names: programs that link the MPI flavour of the core.
+printf '      program f77\n      print *, 77\n      end\n' >f77.f
+printf 'program f90\n  print *, 90\nend program\n' >f90.f90
+hp-mpif77 -o f77 f77.f && hp-mpif90 -o f90 f90.f90
+check_eq "hp-mpif77 and hp-mpif90 build MPI programs (fixed and free form) that run" \
+    "77|90|libhpmeasure_mpi|libhpmeasure_mpi" \
+    "$(./f77 | tr -d ' ')|$(./f90 | tr -d ' ')|$(readelf -d f77 | grep -o 'libhpmeasure_mpi' | head -1)|$(readelf -d f90 | grep -o 'libhpmeasure_mpi' | head -1)"
 check_eq "hp-gcc's arguments reach gcc in order, untouched" \
     "$(hp-instrument --dry-run gcc -c 'a b.c' -DX='"1 2"' -o x.o)" \
     "$(HP_WRAPPER_ARGS=--dry-run hp-gcc -c 'a b.c' -DX='"1 2"' -o x.o)"

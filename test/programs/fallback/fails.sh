@@ -1,0 +1,10 @@
+#!/bin/sh
+# t101-instrument-fallback: a compiler that fails whenever it is given the flag named by
+# FAIL_ON (as a compiler bug that instrumentation trips would), else runs REAL_CC.
+for arg; do
+    if [ "$arg" = "$FAIL_ON" ]; then
+        echo "fails.sh: error: refusing $FAIL_ON" >&2
+        exit 1
+    fi
+done
+exec "$REAL_CC" "$@"

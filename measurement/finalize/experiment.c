@@ -62,6 +62,8 @@ static void base_name(time_t start, char *base, size_t size)
     }
     char stamp[32];
     struct tm tm;
+    if (start == 0) /* a process that does not measure (MPI rank 0 writing the others') */
+        start = time(NULL);
     localtime_r(&start, &tm);
     strftime(stamp, sizeof(stamp), "%Y%m%d_%H%M%S", &tm);
     snprintf(base, size, "hp-%s-%s", hp_experiment_program_name(), stamp);
@@ -341,6 +343,12 @@ const char *hp_experiment_directory(void)
 {
     if (directory[0] != '\0')
         return directory;
+    if (job.token[0] == '\0' && hp_runtime_mpi_active()) {
+        /* No directory of its own: the job's would be written without it. */
+        hp_error("rank %d: no experiment directory to write into (rank 0, which names "
+                 "it, does not measure)", hp_runtime_rank());
+        return directory;
+    }
     int rc = job.token[0] != '\0'
                  ? claim_job_directory(directory, sizeof(directory))
                  : create_directory(hp_runtime_start_time(), directory, sizeof(directory));

@@ -6,7 +6,7 @@
 # signals at the same time. And hp-run's launcher says only what it does on SIGTERM.
 . "$HP_SRCDIR/test/integration/lib.sh"
 . "$PROGRAMS/mpi/mpi-lib.sh"
-plan 23
+plan 25
 
 check "build signals.c" hp-instrument gcc -O1 -o signals "$PROGRAMS/signals.c"
 check "build crash.c" hp-instrument gcc -O1 -o crash "$PROGRAMS/crash.c"
@@ -94,6 +94,17 @@ check_eq "MPI normal end: the first directory is untouched (one hp.config, one p
     "hp.config profile.cubex summary.txt" "$(ls mok/same | tr '\n' ' ' | sed 's/ $//')"
 check "MPI normal end: the default name hp-signal-<date>_<time>" \
     sh -c 'ls -d mok/hp-signal-[0-9]*_[0-9]* | grep -q .'
+
+# Rank 0 does not measure (HP_ENABLE_PROFILING=false on it alone), rank 1 traces: rank 0
+# writes the job's profile under a name of today (not of 1970, its unset start time), and
+# rank 1 makes no directory of its own for its trace (it says why instead).
+mkdir mpmd
+(cd mpmd && HP_ENABLE_TRACING=true timeout 60 mpiexec -n 1 env HP_ENABLE_PROFILING=false \
+    ../signal finish : -n 1 ../signal finish > ../mpmd.out 2> ../mpmd.err)
+check_eq "rank 0 not measuring: one directory, named with today's date" \
+    "hp-signal-$(date +%Y%m%d)" "$(ls mpmd | grep -v '^pid' | sed 's/_[0-9]*$//' | tr '\n' ' ' | sed 's/ $//')"
+check "rank 0 not measuring: rank 1 says it has no directory for its files" \
+    grep -q "rank 1: no experiment directory to write into (rank 0, which names it, does not measure)" mpmd.err
 
 # Two jobs of the same name, both signalled while neither has written: each keeps its
 # own directory (same, same-1) with both of its ranks' profiles.

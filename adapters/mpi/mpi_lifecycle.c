@@ -1,8 +1,9 @@
 /*
  * MPI_Init, MPI_Finalize and MPI_Abort as the measurement sees them.
  *
- * After MPI_Init, rank 0 creates the experiment directory and tells every rank its
- * name, so that all ranks of a job write into one directory, and the MPI transport is
+ * After MPI_Init, rank 0 names the experiment directory and tells every rank the name,
+ * so that all ranks of a job write into one directory (created at the first write,
+ * measurement/finalize/experiment.c), and the MPI transport is
  * opened (mpi_transport.c). Before MPI_Finalize the core's finalize driver
  * (measurement/finalize/) merges the ranks' profiles and writes the experiment over
  * that transport. Every rank takes part in these collectives, measuring or not.
@@ -21,8 +22,6 @@
 #include "measurement/sampling/sampling.h"
 #include "measurement/runtime/signals.h"
 #include "util/log.h"
-
-enum { DIRECTORY_SIZE = 4096 };
 
 static int world_rank, world_size;
 
@@ -66,14 +65,13 @@ void hp_mpi_after_init(void)
     PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
     const hp_transport *t = hp__mpi_transport_open(world_rank, world_size,
                                                     hp_mpi_trace_write);
-    char dir[DIRECTORY_SIZE] = "";
-    if (world_rank == 0 && measuring && hp_cfg.enable_profiling &&
-        hp_experiment_create_directory(dir, sizeof(dir)) < 0)
-        dir[0] = '\0';
+    static hp_experiment_job job; /* 4 KB: not on the program's stack */
+    if (world_rank == 0 && measuring && hp_cfg.enable_profiling)
+        hp_experiment_plan_job(&job);
     if (t != NULL)
-        PMPI_Bcast(dir, sizeof(dir), MPI_CHAR, 0, hp__mpi_transport_comm());
-    if (world_rank != 0 && dir[0] != '\0')
-        hp_experiment_set_directory(dir);
+        PMPI_Bcast(&job, sizeof(job), MPI_BYTE, 0, hp__mpi_transport_comm());
+    if (world_rank != 0)
+        hp_experiment_join_job(&job);
     if (t != NULL && hp_cfg.enable_tracing) /* same on every rank */
         hp_mpi_trace_sync_clocks();
     if (measuring) {

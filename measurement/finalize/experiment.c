@@ -6,6 +6,7 @@
 #include "experiment.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +34,7 @@
 #define HP_VERSION "0.0.0"
 #endif
 
-enum { MAX_NOTES = 20, PATH_SIZE = 8192 };
+enum { MAX_NOTES = 20, PATH_SIZE = 8192, MAX_SUFFIX = 1000 };
 
 const char *hp_experiment_program_name(void)
 {
@@ -52,27 +53,42 @@ const char *hp_experiment_program_name(void)
     return name;
 }
 
+/* The configured or default name of the experiment directory. */
+static void base_name(time_t start, char *base, size_t size)
+{
+    if (hp_cfg.experiment_directory[0] != '\0') {
+        snprintf(base, size, "%s", hp_cfg.experiment_directory);
+        return;
+    }
+    char stamp[32];
+    struct tm tm;
+    if (start == 0) /* a process that does not measure (MPI rank 0 writing the others') */
+        start = time(NULL);
+    localtime_r(&start, &tm);
+    strftime(stamp, sizeof(stamp), "%Y%m%d_%H%M%S", &tm);
+    snprintf(base, size, "hp-%s-%s", hp_experiment_program_name(), stamp);
+}
+
+/* The name with suffix i: base itself for 0, else base-i. Returns 0 or -1 (too long). */
+static int suffixed(const char *base, int i, char *dir, size_t size)
+{
+    int n = i == 0 ? snprintf(dir, size, "%s", base) : snprintf(dir, size, "%s-%d", base, i);
+    if (n >= (int)size) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    return 0;
+}
+
 /* Creates the directory: the configured or default name, with -1, -2, ... appended
  * when it exists already. Returns 0 and the name in dir, or -1. */
 static int create_directory(time_t start, char *dir, size_t size)
 {
     char base[4096];
-    if (hp_cfg.experiment_directory[0] != '\0') {
-        snprintf(base, sizeof(base), "%s", hp_cfg.experiment_directory);
-    } else {
-        char stamp[32];
-        struct tm tm;
-        localtime_r(&start, &tm);
-        strftime(stamp, sizeof(stamp), "%Y%m%d_%H%M%S", &tm);
-        snprintf(base, sizeof(base), "hp-%s-%s", hp_experiment_program_name(), stamp);
-    }
-    for (int i = 0; i < 1000; i++) {
-        int n = i == 0 ? snprintf(dir, size, "%s", base)
-                       : snprintf(dir, size, "%s-%d", base, i);
-        if (n >= (int)size) {
-            errno = ENAMETOOLONG;
+    base_name(start, base, sizeof(base));
+    for (int i = 0; i < MAX_SUFFIX; i++) {
+        if (suffixed(base, i, dir, size) < 0)
             return -1;
-        }
         if (mkdir(dir, 0777) == 0) {
             if (i > 0)
                 hp_warn("%s exists already; writing to %s instead", base, dir);
@@ -224,28 +240,124 @@ static void write_cube(const char *dir, const char *file, const hp_profile *p)
         hp_error("%s", err);
 }
 
-/* The directory agreed on or created so far ("" = none yet). */
+/* The directory in use ("" = not created yet). */
 static char directory[PATH_SIZE / 2];
 
-int hp_experiment_create_directory(char *dir, size_t size)
+/* An MPI job's directory is named by rank 0 at MPI_Init but created only when the first
+ * rank writes into it, so that a job killed before it writes anything (SIGKILL, a crash,
+ * a launcher's time-out) leaves no empty directory behind. Ranks write at different times
+ * (a signalled rank writes its own profile), so whichever rank comes first creates it and
+ * puts the job's token into JOB_MARKER; a rank that finds the name taken reads the token
+ * to tell its own job's directory from another run's. Another run that took the name
+ * meanwhile (the same HP_EXPERIMENT_DIRECTORY, or the same program started in the same
+ * second) is never written into: every rank goes on to the next suffix alike. */
+#define JOB_MARKER ".hp-job"
+enum { MARKER_WAIT_MS = 100 };
+static hp_experiment_job job; /* token "" = no plan: the process names its own */
+
+void hp_experiment_plan_job(hp_experiment_job *plan)
 {
-    if (create_directory(hp_runtime_start_time(), dir, size) < 0) {
-        hp_error("cannot create the experiment directory %s: %s", dir, strerror(errno));
-        return -1;
+    char host[256] = "localhost";
+    gethostname(host, sizeof(host) - 1);
+    *plan = (hp_experiment_job){ .first = 0 };
+    snprintf(plan->token, sizeof(plan->token), "%.40s:%ld:%llu", host, (long)getpid(),
+             (unsigned long long)hp_timer_monotonic_ns());
+    base_name(hp_runtime_start_time(), plan->base, sizeof(plan->base));
+    char dir[PATH_SIZE / 2];
+    struct stat st;
+    while (plan->first < MAX_SUFFIX &&
+           suffixed(plan->base, plan->first, dir, sizeof(dir)) == 0 && lstat(dir, &st) == 0)
+        plan->first++;
+    if (plan->first > 0)
+        hp_warn("%s exists already; writing to %s instead", plan->base, dir);
+    job = *plan;
+}
+
+void hp_experiment_join_job(const hp_experiment_job *plan)
+{
+    job = *plan;
+}
+
+/* Puts the job's token into dir, which this process has just created; the file appears
+ * complete (rename) so that a rank reading it never sees half of it. */
+static void mark_job_directory(const char *dir)
+{
+    char tmp[PATH_SIZE], marker[PATH_SIZE];
+    snprintf(tmp, sizeof(tmp), "%s/" JOB_MARKER ".tmp", dir);
+    snprintf(marker, sizeof(marker), "%s/" JOB_MARKER, dir);
+    FILE *f = fopen(tmp, "w");
+    int rc = f != NULL && fputs(job.token, f) >= 0 ? 0 : -1;
+    if (f != NULL && fclose(f) != 0)
+        rc = -1;
+    if (rc < 0 || rename(tmp, marker) < 0)
+        hp_error("cannot write %s (the other ranks may write elsewhere): %s", marker,
+                 strerror(errno));
+}
+
+/* Whether dir (which exists) is this job's: its marker holds our token. The rank that
+ * created it writes the marker right after mkdir, so a missing one is waited for a
+ * little before dir counts as another run's. */
+static bool is_job_directory(const char *dir)
+{
+    char marker[PATH_SIZE], text[sizeof(job.token)];
+    snprintf(marker, sizeof(marker), "%s/" JOB_MARKER, dir);
+    for (int ms = 0; ms < MARKER_WAIT_MS; ms++) {
+        FILE *f = fopen(marker, "r");
+        if (f != NULL) {
+            size_t n = fread(text, 1, sizeof(text) - 1, f);
+            fclose(f);
+            text[n] = '\0';
+            return strcmp(text, job.token) == 0;
+        }
+        if (errno != ENOENT)
+            return false;
+        struct timespec pause = { 0, 1000000 };
+        nanosleep(&pause, NULL);
     }
-    hp_experiment_set_directory(dir);
-    return 0;
+    return false;
+}
+
+/* The job's directory: created by this rank, or found created by another rank. */
+static int claim_job_directory(char *dir, size_t size)
+{
+    for (int i = job.first; i < job.first + MAX_SUFFIX; i++) {
+        if (suffixed(job.base, i, dir, size) < 0)
+            return -1;
+        if (mkdir(dir, 0777) == 0) {
+            mark_job_directory(dir);
+            if (i > job.first)
+                hp_warn("another run took the experiment directory name meanwhile; "
+                        "writing to %s instead", dir);
+            return 0;
+        }
+        if (errno != EEXIST)
+            return -1;
+        if (is_job_directory(dir))
+            return 0;
+    }
+    errno = EEXIST;
+    return -1;
 }
 
 const char *hp_experiment_directory(void)
 {
+    if (directory[0] != '\0')
+        return directory;
+    if (job.token[0] == '\0' && hp_runtime_mpi_active()) {
+        /* No directory of its own: the job's would be written without it. */
+        hp_error("rank %d: no experiment directory to write into (rank 0, which names "
+                 "it, does not measure)", hp_runtime_rank());
+        return directory;
+    }
+    int rc = job.token[0] != '\0'
+                 ? claim_job_directory(directory, sizeof(directory))
+                 : create_directory(hp_runtime_start_time(), directory, sizeof(directory));
+    if (rc < 0) {
+        hp_error("cannot create the experiment directory %s: %s", directory,
+                 strerror(errno));
+        directory[0] = '\0';
+    }
     return directory;
-}
-
-void hp_experiment_set_directory(const char *dir)
-{
-    if (dir != directory) /* snprintf must not copy a string onto itself */
-        snprintf(directory, sizeof(directory), "%s", dir);
 }
 
 /* Unmeasured calls per function, summed over this process's locations. */
@@ -442,8 +554,7 @@ void hp_experiment_write_profile(const hp_profile *p, const char *suffix)
         hp_site_log_append(p);
     if (!hp_cfg.enable_profiling) /* accounting only (HP_SITE_LOG): no experiment */
         return;
-    if (directory[0] == '\0' && hp_experiment_create_directory(directory,
-                                                               sizeof(directory)) < 0)
+    if (hp_experiment_directory()[0] == '\0')
         return;
     write_profile_in(directory, p, suffix);
     hp_info("experiment written to %s", directory);
@@ -510,8 +621,7 @@ void hp_experiment_snapshot(int number)
     if (rc < 0)
         return;
     char dir[PATH_SIZE], suffix[32] = "";
-    if (directory[0] == '\0' && hp_experiment_create_directory(directory,
-                                                               sizeof(directory)) < 0)
+    if (hp_experiment_directory()[0] == '\0')
         goto out;
     snprintf(dir, sizeof(dir), "%s/snapshot-%d", directory, number);
     if (mkdir(dir, 0777) < 0 && errno != EEXIST) { /* MPI ranks share it */

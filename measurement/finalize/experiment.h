@@ -1,7 +1,8 @@
 /*
  * The experiment directory: its name (hp-<exe>-<YYYYMMDD_HHMMSS> or
  * HP_EXPERIMENT_DIRECTORY, never overwriting an existing one) and its contents
- * (profile.cubex, summary.txt, hp.config). Runs once, at the end of measurement.
+ * (profile.cubex, summary.txt, hp.config). Created when something is first written into
+ * it, at the end of measurement, a signal's write or a snapshot.
  */
 #ifndef HP_MEASUREMENT_EXPERIMENT_H
 #define HP_MEASUREMENT_EXPERIMENT_H
@@ -14,15 +15,26 @@
 /* Base name of the running executable (e.g. "app"). */
 const char *hp_experiment_program_name(void);
 
-/* Creates the experiment directory (HP_EXPERIMENT_DIRECTORY or the default name, never
- * overwriting) and uses it from now on. Returns 0, or -1 after saying why on stderr. */
-int hp_experiment_create_directory(char *dir, size_t size);
+/* An MPI job's experiment directory, agreed on at MPI_Init: rank 0 plans it, every other
+ * rank joins the plan (broadcast as bytes), and the directory is created when the first
+ * rank writes into it. A job killed before that leaves no directory. */
+typedef struct hp_experiment_job {
+    char token[96]; /* tells this job's directory from another run's; "" = no plan */
+    int first;      /* the first suffix to try: 0 = the name itself, i = name-i */
+    char base[3900]; /* HP_EXPERIMENT_DIRECTORY or the default name */
+} hp_experiment_job;
 
-/* The experiment directory in use, "" when there is none yet. */
+/* Rank 0: fills plan (rank 0's start time and the names that exist now) and uses it. */
+void hp_experiment_plan_job(hp_experiment_job *plan);
+
+/* The other ranks: uses rank 0's plan (one with an empty token changes nothing). */
+void hp_experiment_join_job(const hp_experiment_job *plan);
+
+/* The experiment directory, created at the first call: HP_EXPERIMENT_DIRECTORY or the
+ * default name, never overwriting an existing directory (-1, -2, ... is appended); in an
+ * MPI job the one directory of all ranks. "" when it cannot be created (said on
+ * stderr). */
 const char *hp_experiment_directory(void);
-
-/* Uses dir (created by another process, e.g. MPI rank 0) as the experiment directory. */
-void hp_experiment_set_directory(const char *dir);
 
 /* Builds this process's profile from all its locations. Returns 0 or -1 (memory). */
 int hp_experiment_build(hp_profile_data *d);

@@ -87,7 +87,8 @@ void hp_finalize_job(const hp_transport *t, bool measured)
     const hp_profile *merged = t->rank == 0 ? held(&h) : NULL;
     if (merged != NULL)
         hp_experiment_write_profile(merged, "");
-    if (hp_cfg.enable_tracing)
-        t->write_trace(t, hp_experiment_directory(), merged);
+    if (hp_cfg.enable_tracing) /* a rank with nothing to write creates no directory */
+        t->write_trace(t, measured || merged != NULL ? hp_experiment_directory() : "",
+                       merged);
     drop(&h);
 }

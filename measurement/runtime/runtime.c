@@ -229,6 +229,16 @@ static void refuse_memory_budget(void)
     hp_runtime_stop_on_bad_input("invalid configuration", text);
 }
 
+/* Whether ending measurement now writes anything (a signal's message and a snapshot
+ * depend on it): not in hp-run's processes that have not initialized MPI through us
+ * (mpiexec, its proxies, an MPI process before MPI_Init), unless hp-run's command is the
+ * program itself. The probe of hp_runtime_finalize is not asked here (it may print): an
+ * hp-run process whose MPI_Init another tool hid from us writes nothing on a signal. */
+static bool will_write(void)
+{
+    return hp_runtime_running() && (hp_runtime_mpi_active() || !mpi_required);
+}
+
 /* Returns the state to enter: running, or disabled when something is missing. */
 static int start_measurement(void)
 {
@@ -280,7 +290,7 @@ static int start_measurement(void)
         hp_location_set_tracing(true);
     }
     hp_runtime_set_start_time(time(NULL));
-    static const hp_signal_actions actions = { hp_runtime_running, hp_runtime_finalize };
+    static const hp_signal_actions actions = { will_write, hp_runtime_finalize };
     hp_signals_install(&actions);
     atexit(finalize_at_exit);
     pthread_atfork(NULL, NULL, stop_in_forked_child);

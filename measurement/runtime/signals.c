@@ -15,9 +15,9 @@
  * already), so no thread changes measurement state while we build and write; it waits
  * for threads that are inside the core to leave it. The measured program itself may be
  * interrupted anywhere, including inside malloc; that risk is documented
- * (doc/signals.md). Re-entry: one writer at a time (the `writing` flag). A signal
- * arriving while someone writes (the normal end of the run, or another signal's write)
- * is remembered and takes effect when that write is complete.
+ * (doc/signals.md). Re-entry: one writer at a time (the `writing` flag). A finalize
+ * signal arriving while someone writes (the normal end of the run, a snapshot, or another
+ * signal's write) is remembered and takes effect when that write is complete.
  *
  * After the write the program's handler runs, or the default action: our handler is
  * removed, the signal unblocked and raised again, so the process ends "killed by
@@ -113,15 +113,34 @@ static void run_program_action(int sig, siginfo_t *info, void *context)
     pthread_sigmask(SIG_SETMASK, &saved, NULL);
 }
 
+/* Lets the next writer in and passes on a finalize signal that arrived during the write.
+ * In a snapshot's handler this thread blocks the finalize signals, so the signal is sent
+ * to the whole process: it reaches a thread that does not block it at once (or this one
+ * when its handler returns), and the run ends as soon as the snapshot is written. At the
+ * normal end it goes to this thread, which takes it before exit() goes on. */
+static void end_write(bool in_handler)
+{
+    atomic_store(&writing, 0);
+    int sig = atomic_exchange(&pending, 0);
+    if (sig != 0 && in_handler)
+        kill(getpid(), sig);
+    else if (sig != 0)
+        raise(sig); /* measurement has ended: the handler only runs the program's action */
+}
+
 /* Writes everything measured so far and ends the measurement. Returns false when another
  * write is running: the signal is then left pending for it. */
 static bool finalize_for(int sig)
 {
-    if (atomic_exchange(&writing, 1)) {
+    while (atomic_exchange(&writing, 1)) {
         atomic_store(&pending, sig);
-        return false;
+        /* The writer looks at pending after it lets go of writing (end_write): while it
+         * still writes, it will see the signal. When it let go before we stored it, the
+         * signal is ours to act on, unless the writer took it from pending already. */
+        if (atomic_load(&writing) || atomic_exchange(&pending, 0) == 0)
+            return false;
     }
-    if (measurement.running()) {
+    if (measurement.will_write()) {
         char text[128];
         describe(sig, text, sizeof(text));
         hp_log_safe(HP_LOG_WARN, "%s: writing the measurement so far", text);
@@ -130,7 +149,7 @@ static bool finalize_for(int sig)
         if (hp_runtime_mpi_active() && program_action[sig].sa_handler == SIG_DFL)
             hp_experiment_wait_for_ranks(hp_runtime_size(), MPI_GRACE_MS);
     }
-    atomic_store(&writing, 0);
+    end_write(true);
     return true;
 }
 
@@ -138,9 +157,9 @@ static void take_snapshot(void)
 {
     if (atomic_exchange(&writing, 1))
         return; /* the run is being written anyway */
-    if (measurement.running())
+    if (measurement.will_write())
         hp_experiment_snapshot(atomic_fetch_add(&snapshots, 1) + 1);
-    atomic_store(&writing, 0);
+    end_write(true);
 }
 
 static void on_signal(int sig, siginfo_t *info, void *context)
@@ -205,10 +224,7 @@ void hp_signals_hold(void)
 
 void hp_signals_release(void)
 {
-    atomic_store(&writing, 0);
-    int sig = atomic_exchange(&pending, 0);
-    if (sig != 0)
-        raise(sig); /* measurement has ended: the handler only runs the program's action */
+    end_write(false);
 }
 
 /* ------------------------------------------------------------------ the wrappers */

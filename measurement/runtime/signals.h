@@ -10,10 +10,11 @@
 #include <stdbool.h>
 
 /* What a finalize signal does to the measurement, given by its owner (runtime.c), so that
- * this file does not reach back up into it: running tells whether there is anything to
- * write, finalize writes it and ends the measurement. */
+ * this file does not reach back up into it: will_write tells whether this process has
+ * anything to write (measurement runs, and the process is not one of hp-run's launcher
+ * processes, which write nothing), finalize writes it and ends the measurement. */
 typedef struct hp_signal_actions {
-    bool (*running)(void);
+    bool (*will_write)(void);
     void (*finalize)(void);
 } hp_signal_actions;
 

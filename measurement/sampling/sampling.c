@@ -447,6 +447,19 @@ static void use_signal_stack(hp_location *loc, struct hp_sampling *s)
         sigaltstack(&ss, NULL);
 }
 
+/* Every signal but the faults waits while a sample is taken (microseconds). A handler
+ * that interrupted ours would run on the small signal stack above, whatever its own
+ * flags: a finalize signal's write (signals.c) needs far more and overflowed it now and
+ * then under hp-run (a segmentation fault instead of the rank's profile). A fault in the
+ * handler itself must still be delivered: blocked, it would kill the process at once. */
+static void block_during_samples(sigset_t *mask)
+{
+    static const int faults[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS };
+    sigfillset(mask);
+    for (size_t i = 0; i < sizeof(faults) / sizeof(faults[0]); i++)
+        sigdelset(mask, faults[i]);
+}
+
 /* The sampling state of loc: its own, or new from its arena (NULL: budget). A location
  * that a new thread reuses keeps its state (statistics, caches) but forgets the previous
  * thread's last path, which says nothing about the new thread's stack. */
@@ -549,7 +562,7 @@ int hp_sampling_setup(uint64_t hz)
     memset(&sa, 0, sizeof(sa));
     sa.sa_sigaction = on_timer_signal;
     sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
-    sigemptyset(&sa.sa_mask);
+    block_during_samples(&sa.sa_mask);
     if (sample_signal > SIGRTMAX || sigaction(sample_signal, &sa, NULL) < 0) {
         hp_warn("sampling is off: cannot handle signal SIGRTMIN+%d (%s)",
                 SAMPLE_SIGNAL_OFFSET, strerror(errno));

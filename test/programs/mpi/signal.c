@@ -1,13 +1,16 @@
 /* MPI ranks cut short by a signal, with known visit counts: rank r calls work() 10*(r+1)
  * times, then all ranks meet in a barrier, write their pid to ./pid.<rank> and wait for
- * the test's signal (pause() for ever). Usage: signal [finish]; with "finish" it ends
- * with MPI_Finalize after the barrier instead: a clean run of the same program. */
+ * the test's signal (pause() for ever). Usage: signal [finish|crash]; with "finish" it
+ * ends with MPI_Finalize after the barrier instead: a clean run of the same program; with
+ * "crash" rank 1 writes through a null pointer after writing its pid (a segmentation
+ * fault), while the others wait. */
 #include <mpi.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 static volatile long sink;
+static int *volatile nowhere = NULL;
 
 __attribute__((noinline)) void work(void) { sink++; }
 
@@ -28,6 +31,8 @@ int main(int argc, char **argv)
     FILE *f = fopen(name, "w");
     fprintf(f, "%d\n", (int)getpid());
     fclose(f);
+    if (argc > 1 && strcmp(argv[1], "crash") == 0 && rank == 1)
+        *nowhere = 1;
     for (;;)
         pause();
     MPI_Finalize();

@@ -1,0 +1,148 @@
+#!/bin/sh
+# What a run cut short leaves behind (doc/signals.md): a run killed before it writes
+# anything (SIGKILL, a segmentation fault, mpiexec's time-out) leaves no experiment
+# directory, serial or MPI; a normal run still writes one; an existing directory is never
+# written into (-1, -2, ... is appended), also when two MPI jobs of the same name end by
+# signals at the same time. And hp-run's launcher says only what it does on SIGTERM.
+. "$HP_SRCDIR/test/integration/lib.sh"
+. "$PROGRAMS/mpi/mpi-lib.sh"
+plan 25
+
+check "build signals.c" hp-instrument gcc -O1 -o signals "$PROGRAMS/signals.c"
+check "build crash.c" hp-instrument gcc -O1 -o crash "$PROGRAMS/crash.c"
+check "build mpi/signal.c" hp-instrument mpicc -O1 -o signal "$MPIPROGS/signal.c"
+check "build mpi/signal.c uninstrumented" mpicc -O1 -o plain "$MPIPROGS/signal.c"
+
+# await_files N PATTERN: waits (up to 30 s) until N files match PATTERN.
+await_files() {
+    for _i in $(seq 300); do
+        [ "$(ls $2 2> /dev/null | wc -l)" -eq "$1" ] && return 0
+        sleep 0.1
+    done
+    return 1
+}
+# await_gone PID...: waits (up to 10 s) until the processes have ended.
+await_gone() {
+    for _i in $(seq 100); do
+        kill -0 "$@" 2> /dev/null || return 0
+        sleep 0.1
+    done
+    return 1
+}
+# entries DIR: what DIR holds besides the programs' own files (pid.*, ready, out, err)
+entries() {
+    ls -A "$1" | grep -v -e '^pid' -e '^ready$' -e '^out$' -e '^err$' | tr '\n' ' '
+}
+
+# --- serial, default directory name (hp-<exe>-<time>), each in a directory of its own
+mkdir kill segv
+(cd kill && exec env --default-signal=INT ../signals 15 wait > out 2> err) &
+pid=$!
+await_files 1 kill/ready
+kill -KILL $pid
+wait $pid
+check_eq "serial SIGKILL: killed (137), no experiment directory" "137 " "$? $(entries kill)"
+(cd segv && exec ../crash > out 2> err)
+check_eq "serial segfault: killed by SIGSEGV (139), no experiment directory" "139 " \
+    "$? $(entries segv)"
+
+# --- MPI
+# mpi_start DIR ARG: a 2-rank job of ./signal ARG in DIR (created), in the background
+# ($job), its ranks' pids in DIR/pid.0 and pid.1 (waited for).
+mpi_start() {
+    mkdir -p "$1"
+    (cd "$1" && exec timeout -k 5 60 mpiexec -n 2 ../signal $2 > ../$1.out 2> ../$1.err) &
+    job=$!
+    await_files 2 "$1/pid.*"
+}
+mpi_start mkill ""
+kill -KILL $(cat mkill/pid.0 mkill/pid.1)
+wait $job
+check_eq "MPI SIGKILL of every rank: no experiment directory" "" "$(entries mkill)"
+
+mpi_start msegv crash
+wait $job
+rc=$?
+await_gone $(cat msegv/pid.0 msegv/pid.1)
+check "MPI segfault of rank 1: the job failed, not by the time limit (status $rc)" \
+    test "$rc" -ne 0 -a "$rc" -ne 124 -a "$rc" -ne 137
+check "MPI segfault: mpiexec names the signal" \
+    grep -q "TERMINATED WITH THE EXIT STRING: Segmentation fault (signal 11)" msegv.out
+check_eq "MPI segfault: no experiment directory" "" "$(entries msegv)"
+
+mkdir mtime
+(cd mtime && MPIEXEC_TIMEOUT=2 timeout -k 5 60 mpiexec -n 2 ../signal > ../mtime.out 2> ../mtime.err)
+rc=$?
+await_gone $(cat mtime/pid.0 mtime/pid.1)
+check_eq "mpiexec time-out (MPIEXEC_TIMEOUT=2): status 255" 255 "$rc"
+check "mpiexec time-out: mpiexec says so" grep -q "APPLICATION TIMED OUT" mtime.out
+check_eq "mpiexec time-out: no experiment directory" "" "$(entries mtime)"
+
+# A normal end still writes the experiment, under the default name; the same name again
+# gets -1 (and stderr says so), the first directory untouched.
+mkdir mok
+(cd mok && HP_EXPERIMENT_DIRECTORY=same timeout 60 mpiexec -n 2 ../signal finish > ../mok1.out 2> ../mok1.err &&
+    HP_EXPERIMENT_DIRECTORY=same timeout 60 mpiexec -n 2 ../signal finish > ../mok2.out 2> ../mok2.err &&
+    timeout 60 mpiexec -n 2 ../signal finish > ../mok3.out 2> ../mok3.err)
+check "MPI normal end: the job succeeded three times" test "$?" -eq 0
+check "MPI normal end: a valid profile under the given name" cubecheck mok/same/profile.cubex
+check "MPI normal end: the second run of that name wrote into same-1" \
+    cubecheck mok/same-1/profile.cubex
+check "MPI normal end: stderr says so" grep -q "same exists already; writing to same-1 instead" \
+    mok2.err
+check_eq "MPI normal end: the first directory is untouched (one hp.config, one profile)" \
+    "hp.config profile.cubex summary.txt" "$(ls mok/same | tr '\n' ' ' | sed 's/ $//')"
+check "MPI normal end: the default name hp-signal-<date>_<time>" \
+    sh -c 'ls -d mok/hp-signal-[0-9]*_[0-9]* | grep -q .'
+
+# Rank 0 does not measure (HP_ENABLE_PROFILING=false on it alone), rank 1 traces: rank 0
+# writes the job's profile under a name of today (not of 1970, its unset start time), and
+# rank 1 makes no directory of its own for its trace (it says why instead).
+mkdir mpmd
+(cd mpmd && HP_ENABLE_TRACING=true timeout 60 mpiexec -n 1 env HP_ENABLE_PROFILING=false \
+    ../signal finish : -n 1 ../signal finish > ../mpmd.out 2> ../mpmd.err)
+check_eq "rank 0 not measuring: one directory, named with today's date" \
+    "hp-signal-$(date +%Y%m%d)" "$(ls mpmd | grep -v '^pid' | sed 's/_[0-9]*$//' | tr '\n' ' ' | sed 's/ $//')"
+check "rank 0 not measuring: rank 1 says it has no directory for its files" \
+    grep -q "rank 1: no experiment directory to write into (rank 0, which names it, does not measure)" mpmd.err
+
+# Two jobs of the same name, both signalled while neither has written: each keeps its
+# own directory (same, same-1) with both of its ranks' profiles.
+mkdir two
+(cd two && HP_EXPERIMENT_DIRECTORY=same exec timeout -k 5 60 mpiexec -n 2 ../signal > ../twoa.out 2> ../twoa.err) &
+joba=$!
+await_files 2 "two/pid.*"
+mkdir two/b
+for f in two/pid.*; do mv "$f" "two/a-${f#two/}"; done
+(cd two && HP_EXPERIMENT_DIRECTORY=same exec timeout -k 5 60 mpiexec -n 2 ../signal > ../twob.out 2> ../twob.err) &
+jobb=$!
+await_files 2 "two/pid.*"
+kill -TERM $(cat two/pid.0 two/pid.1 two/a-pid.0 two/a-pid.1)
+wait $joba $jobb
+check_eq "two jobs of one name: two directories, each with both ranks' profiles" \
+    "same:profile-rank0.cubex,profile-rank1.cubex, same-1:profile-rank0.cubex,profile-rank1.cubex," \
+    "$(cd two && for d in same*; do printf '%s:' $d; ls $d | grep cubex | tr '\n' ,; echo; done | tr '\n' ' ' | sed 's/ $//')"
+
+# hp-run mpiexec: SIGTERM to mpiexec (hp-run's process). mpiexec forwards it to the
+# ranks, which write their profiles and say so; mpiexec itself writes nothing and says
+# nothing of writing.
+rm -f pid.*
+HP_EXPERIMENT_DIRECTORY=hprun hp-run mpiexec -n 2 ./plain > hprun.out 2> hprun.err &
+job=$!
+await_files 2 "pid.*"
+kill -TERM $job
+wait $job
+check_eq "hp-run: SIGTERM to mpiexec: one 'writing' message per rank" 2 \
+    "$(grep -c "interrupted by signal 15 (SIGTERM).*writing the measurement so far" hprun.err)"
+check_eq "hp-run: both ranks' profiles written" "profile-rank0.cubex profile-rank1.cubex" \
+    "$(ls hprun | grep cubex | tr '\n' ' ' | sed 's/ $//')"
+# A command that is not an MPI program: nothing is written, and nothing says it is.
+mkdir hpsleep
+(cd hpsleep && exec hp-run mpiexec -n 2 sh -c 'echo $$ > pid.$PMI_RANK; exec sleep 60' > ../hpsleep.out 2> ../hpsleep.err) &
+job=$!
+await_files 2 "hpsleep/pid.*"
+kill -TERM $job
+wait $job
+check_eq "hp-run without MPI: SIGTERM writes nothing and says nothing of writing" "0 " \
+    "$(grep -c "writing" hpsleep.err) $(entries hpsleep)"
+finish

@@ -345,8 +345,11 @@ static void take_sample(hp_location *loc, void *ucontext, uintptr_t callee)
         size_t count;
         hp_unwind_status status = unwind_sample(s, ucontext, callee, &stop, &count);
         hp_cct_node *leaf;
-        if (place(loc, status, &stop, count, &leaf) == PATH_ADDED)
+        if (place(loc, status, &stop, count, &leaf) == PATH_ADDED) {
             s->stats.attributed++;
+            if (ucontext == NULL && s->prev_count == count)
+                s->prev_count--; /* the held call has returned: a next one is a new visit */
+        }
         hp_cct_path_add(leaf, loc->current, weight);
         /* OTF2's unwind distance: the frames newly entered since the previous sample,
          * and the one below them that made progress (the leaf when nothing is new). */

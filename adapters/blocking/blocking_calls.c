@@ -19,6 +19,7 @@
  * (sigtimedwait, sigwaitinfo) never wait for the sampling signal. One greppable function
  * per call.
  */
+#include <errno.h>
 #include <poll.h>
 #include <semaphore.h>
 #include <signal.h>
@@ -87,6 +88,16 @@ static inline held hold(void)
     return (held){ loc, hp_sampling_hold_signal(loc) };
 }
 
+/* True when the calling thread is sampled. Holding costs three system calls, so in a
+ * sampled thread the calls that can check without waiting (poll and epoll with a zero
+ * time-out, sem_trywait) check first, and hold only when they are going to wait: a
+ * ready descriptor or semaphore costs what it costs unmeasured. */
+static inline bool sampled(void)
+{
+    hp_location *loc = hp__tls_location;
+    return unlikely(loc != NULL && loc->sampling != NULL);
+}
+
 /* A call that does not wait: nothing to hold. */
 static inline held no_hold(void)
 {
@@ -119,6 +130,18 @@ static const sigset_t *without_signal(held h, const sigset_t *set, sigset_t *cop
     *copy = *set;
     hp_sampling_remove_signal(copy);
     return copy;
+}
+
+static const struct timespec zero;
+
+/* sem_trywait, keeping errno when the semaphore is not free. */
+static bool try_semaphore(sem_t *sem)
+{
+    int saved = errno;
+    if (sem_trywait(sem) == 0)
+        return true;
+    errno = saved;
+    return false;
 }
 
 static bool zero_timespec(const struct timespec *t)
@@ -168,7 +191,13 @@ HP_API int clock_nanosleep(clockid_t clock, int flags, const struct timespec *re
 HP_API int poll(struct pollfd *fds, nfds_t nfds, int timeout)
 {
     __typeof__(&poll) next = NEXT(poll);
-    held h = timeout == 0 ? no_hold() : hold();
+    held h = no_hold();
+    if (timeout != 0 && sampled()) {
+        int ready = next(fds, nfds, 0);
+        if (ready != 0)
+            return ready;
+        h = hold();
+    }
     int rc = next(fds, nfds, timeout);
     release(h, next);
     return rc;
@@ -177,7 +206,13 @@ HP_API int poll(struct pollfd *fds, nfds_t nfds, int timeout)
 HP_API int __poll_chk(struct pollfd *fds, nfds_t nfds, int timeout, size_t fdslen)
 {
     __typeof__(&__poll_chk) next = NEXT(__poll_chk);
-    held h = timeout == 0 ? no_hold() : hold();
+    held h = no_hold();
+    if (timeout != 0 && sampled()) {
+        int ready = next(fds, nfds, 0, fdslen);
+        if (ready != 0)
+            return ready;
+        h = hold();
+    }
     int rc = next(fds, nfds, timeout, fdslen);
     release(h, next);
     return rc;
@@ -187,7 +222,13 @@ HP_API int ppoll(struct pollfd *fds, nfds_t nfds, const struct timespec *timeout
                  const sigset_t *mask)
 {
     __typeof__(&ppoll) next = NEXT(ppoll);
-    held h = zero_timespec(timeout) ? no_hold() : hold();
+    held h = no_hold();
+    if (!zero_timespec(timeout) && sampled()) {
+        int ready = next(fds, nfds, &zero, mask);
+        if (ready != 0)
+            return ready;
+        h = hold();
+    }
     sigset_t copy;
     int rc = next(fds, nfds, timeout, with_signal(h, mask, &copy));
     release(h, next);
@@ -198,7 +239,13 @@ HP_API int __ppoll_chk(struct pollfd *fds, nfds_t nfds, const struct timespec *t
                        const sigset_t *mask, size_t fdslen)
 {
     __typeof__(&__ppoll_chk) next = NEXT(__ppoll_chk);
-    held h = zero_timespec(timeout) ? no_hold() : hold();
+    held h = no_hold();
+    if (!zero_timespec(timeout) && sampled()) {
+        int ready = next(fds, nfds, &zero, mask, fdslen);
+        if (ready != 0)
+            return ready;
+        h = hold();
+    }
     sigset_t copy;
     int rc = next(fds, nfds, timeout, with_signal(h, mask, &copy), fdslen);
     release(h, next);
@@ -230,7 +277,13 @@ HP_API int pselect(int nfds, fd_set *readfds, fd_set *writefds, fd_set *exceptfd
 HP_API int epoll_wait(int epfd, struct epoll_event *events, int maxevents, int timeout)
 {
     __typeof__(&epoll_wait) next = NEXT(epoll_wait);
-    held h = timeout == 0 ? no_hold() : hold();
+    held h = no_hold();
+    if (timeout != 0 && sampled()) {
+        int ready = next(epfd, events, maxevents, 0);
+        if (ready != 0)
+            return ready;
+        h = hold();
+    }
     int rc = next(epfd, events, maxevents, timeout);
     release(h, next);
     return rc;
@@ -240,7 +293,13 @@ HP_API int epoll_pwait(int epfd, struct epoll_event *events, int maxevents, int 
                        const sigset_t *mask)
 {
     __typeof__(&epoll_pwait) next = NEXT(epoll_pwait);
-    held h = timeout == 0 ? no_hold() : hold();
+    held h = no_hold();
+    if (timeout != 0 && sampled()) {
+        int ready = next(epfd, events, maxevents, 0, mask);
+        if (ready != 0)
+            return ready;
+        h = hold();
+    }
     sigset_t copy;
     int rc = next(epfd, events, maxevents, timeout, with_signal(h, mask, &copy));
     release(h, next);
@@ -289,6 +348,8 @@ HP_API int pause(void)
 HP_API int sem_timedwait(sem_t *sem, const struct timespec *abstime)
 {
     __typeof__(&sem_timedwait) next = NEXT(sem_timedwait);
+    if (sampled() && try_semaphore(sem))
+        return 0;
     held h = hold();
     int rc = next(sem, abstime);
     release(h, next);
@@ -298,6 +359,8 @@ HP_API int sem_timedwait(sem_t *sem, const struct timespec *abstime)
 HP_API int sem_clockwait(sem_t *sem, clockid_t clock, const struct timespec *abstime)
 {
     __typeof__(&sem_clockwait) next = NEXT(sem_clockwait);
+    if (sampled() && try_semaphore(sem))
+        return 0;
     held h = hold();
     int rc = next(sem, clock, abstime);
     release(h, next);

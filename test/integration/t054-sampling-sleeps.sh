@@ -39,11 +39,12 @@ done
 # of the 2 s left), plain or not.
 results() { sed 's/ [0-9.]*$//; s/^sleep [12] /sleep 1-2 /' "$1"; }
 check_eq "the same results as plain: no EINTR from sampling, the program's signals interrupt" \
-    "nap;timeouts;abstime;sem_timedwait -1 Connection timed out;sigtimedwait -1 Resource temporarily unavailable;nanosleep -1 Interrupted system call got=SIGUSR1 left_ok=1;sleep 1-2 got=SIGALRM" \
+    "nap;timeouts;abstime;sem_timedwait -1 Connection timed out;sigtimedwait -1 Resource temporarily unavailable;ready 1 POLLIN 1 0;nanosleep -1 Interrupted system call got=SIGUSR1 left_ok=1;sleep 1-2 got=SIGALRM" \
     "$(results nc.out | tr '\n' ';' | sed 's/;$//')"
 check_eq "plain gives the same" "$(results plain.out)" "$(results nc.out)"
-check "SIGUSR1 after 0.2 s, alarm after 1 s, time-outs of 0.2 s" sh -c "
+check "SIGUSR1 after 0.2 s, alarm after 1 s, time-outs of 0.2 s, ready calls at once" sh -c "
     $(command -v awk) '/^(nanosleep|sem_timedwait|sigtimedwait)/ && !(\$NF >= 0.19 && \$NF < 0.4) { exit 1 }
+        /^ready/ && \$NF >= 0.1 { exit 1 }
         /^sleep/ && !(\$NF >= 0.99 && \$NF < 1.2) { exit 1 }' nc.out"
 
 $CUBEDUMP nc/profile.cubex > nc.dump 2>/dev/null

@@ -5,7 +5,9 @@
  *   timeouts 5 x poll with a 100 ms time-out and 5 x select with a 100 ms time-out, on a
  *            pipe nobody writes: 1.0 s, each returns 0
  *   abstime  clock_nanosleep(TIMER_ABSTIME) to start + k x 100 ms, k = 1..10: 1.0 s
- *   waits    sem_timedwait and sigtimedwait, 200 ms time-outs each: ETIMEDOUT, EAGAIN
+ *   waits    sem_timedwait and sigtimedwait, 200 ms time-outs each: ETIMEDOUT, EAGAIN;
+ *            then poll, epoll_wait and sem_timedwait on a ready pipe and a posted
+ *            semaphore: they return at once with it ("ready 1 POLLIN 1 0")
  *   signals  the program's own signals still interrupt: a helper thread sends SIGUSR1
  *            to the main thread 200 ms into a 2 s nanosleep (EINTR, about 1.8 s left in
  *            rem), and alarm(1) ends a sleep(3) after 1 s (it returns 2)
@@ -18,6 +20,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/select.h>
 #include <time.h>
 #include <unistd.h>
@@ -96,6 +99,28 @@ static void run_abstime(void)
     printf("abstime %.3f\n", now() - t0);
 }
 
+/* Calls whose descriptor or semaphore is ready: no wait, the same results. */
+static void run_ready(sem_t *sem)
+{
+    int fds[2];
+    if (pipe(fds) != 0 || write(fds[1], "x", 1) != 1)
+        return;
+    struct pollfd p = { fds[0], POLLIN, 0 };
+    int ep = epoll_create1(0);
+    struct epoll_event ev = { .events = EPOLLIN }, got;
+    epoll_ctl(ep, EPOLL_CTL_ADD, fds[0], &ev);
+    sem_post(sem);
+    struct timespec at;
+    clock_gettime(CLOCK_REALTIME, &at);
+    at.tv_sec += 10;
+    double t0 = now();
+    int polled = poll(&p, 1, 10000);
+    int waited = epoll_wait(ep, &got, 1, 10000);
+    int taken = sem_timedwait(sem, &at);
+    printf("ready %d %s %d %d %.3f\n", polled, p.revents == POLLIN ? "POLLIN" : "?", waited,
+           taken, now() - t0);
+}
+
 static void run_waits(void)
 {
     sem_t sem;
@@ -118,6 +143,7 @@ static void run_waits(void)
     t0 = now();
     rc = sigtimedwait(&set, NULL, &tmo);
     printf("sigtimedwait %d %s %.3f\n", rc, rc < 0 ? strerror(errno) : "", now() - t0);
+    run_ready(&sem);
 }
 
 static volatile sig_atomic_t got;

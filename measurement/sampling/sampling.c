@@ -469,14 +469,18 @@ static struct itimerspec period_of(uint64_t ns)
     return (struct itimerspec){ .it_interval = t, .it_value = t };
 }
 
-/* The location's MPI time at now, counting the part of an MPI call in progress (its
- * frame is the innermost) before now: all of the call's time is added to mpi_ticks when
- * it returns, but only the part after now belongs to the interval that starts now. */
+/* The location's MPI time at now, counting the part of the MPI call in progress (the
+ * innermost frame, when it is an MPI region's) before now: all of the call's time is
+ * added to mpi_ticks when it returns, but only the part after now belongs to the
+ * interval that starts now. */
 static uint64_t mpi_ticks_at(const hp_location *loc, uint64_t now)
 {
     uint64_t ticks = loc->mpi_ticks;
-    if (loc->in_mpi && loc->sp > loc->stack_base && loc->sp[-1].start <= now)
-        ticks += now - loc->sp[-1].start;
+    if (!loc->in_mpi || loc->sp <= loc->stack_base)
+        return ticks;
+    const hp_frame *f = &loc->sp[-1];
+    if (f->node != NULL && f->node->region->paradigm == HP_PARADIGM_MPI && f->start <= now)
+        ticks += now - f->start;
     return ticks;
 }
 

@@ -115,9 +115,11 @@ void hp_sampling_fork_end(struct hp_location *loc);
  *   and adds the sample it would have taken, weighing the whole interval since the
  *   previous one, at the call's path: the caller's frames, with callee (the called
  *   function's address) innermost; then unblocks the signal unless it was blocked
- *   before. Keeps errno. So the time the call slept goes to it: wall-clock time.
+ *   before. Keeps errno. So the time the call slept goes to it: wall-clock time. A
+ *   signal that arrives as the mask changes finds the thread inside the core: it is not
+ *   unwound (pthread_sigmask would show below the caller), and its interval goes on.
  *
- * All three are async-signal-safe (a program's handler may sleep). */
+ * All of them are async-signal-safe (a program's signal handler may sleep too). */
 typedef enum hp_sampling_hold {
     HP_HOLD_NONE,       /* not sampled now: nothing was changed */
     HP_HOLD_BLOCKED,    /* the signal is blocked for the call */

@@ -36,14 +36,16 @@
 #include "util/compiler.h"
 #include "util/next_symbol.h"
 
-/* glibc's _FORTIFY_SOURCE versions of poll and ppoll (no public declaration). */
+/* glibc's _FORTIFY_SOURCE versions of poll and ppoll, and its report of a failed check
+ * (no public declarations). */
 int __poll_chk(struct pollfd *fds, nfds_t nfds, int timeout, size_t fdslen);
 int __ppoll_chk(struct pollfd *fds, nfds_t nfds, const struct timespec *timeout,
                 const sigset_t *mask, size_t fdslen);
+void __chk_fail(void) __attribute__((noreturn));
 
 #define BLOCKING_CALLS(X)                                                                  \
-    X(sleep) X(usleep) X(nanosleep) X(clock_nanosleep) X(poll) X(__poll_chk) X(ppoll)      \
-    X(__ppoll_chk) X(select) X(pselect) X(epoll_wait) X(epoll_pwait)                       \
+    X(sleep) X(usleep) X(nanosleep) X(clock_nanosleep) X(poll) X(ppoll) X(select)          \
+    X(pselect) X(epoll_wait) X(epoll_pwait)                                                \
     X(sigtimedwait) X(sigwaitinfo) X(sigsuspend) X(pause) X(sem_timedwait) X(sem_clockwait)
 
 enum {
@@ -96,6 +98,23 @@ static inline bool sampled(void)
 {
     hp_location *loc = hp__tls_location;
     return unlikely(loc != NULL && loc->sampling != NULL);
+}
+
+/* Calls that do not wait (poll, select and usleep with a zero time-out) are not held,
+ * but the kernel still fails them with EINTR when a signal is pending as they look (the
+ * sampling signal is, for a microsecond in every interval). Such a call is made again
+ * when the sampling signal came meanwhile: the program then sees what it sees when any
+ * signal arrives just before the call (its own signals' handlers have run either way),
+ * and never an EINTR that the plain run cannot give. The sampling signal comes at most
+ * once an interval, so the loop ends. */
+static inline uint64_t signals_seen(void)
+{
+    return hp_sampling_signals(hp__tls_location);
+}
+
+static inline bool interrupted_by_sample(int rc, uint64_t seen)
+{
+    return rc < 0 && errno == EINTR && signals_seen() != seen;
 }
 
 /* A call that does not wait: nothing to hold. */
@@ -163,7 +182,16 @@ HP_API unsigned int sleep(unsigned int seconds)
 HP_API int usleep(useconds_t usec)
 {
     __typeof__(&usleep) next = NEXT(usleep);
-    held h = usec == 0 ? no_hold() : hold();
+    if (usec == 0 && sampled()) { /* a yield: nothing to hold */
+        int rc;
+        uint64_t seen;
+        do {
+            seen = signals_seen();
+            rc = next(0);
+        } while (interrupted_by_sample(rc, seen));
+        return rc;
+    }
+    held h = hold();
     int rc = next(usec);
     release(h, next);
     return rc;
@@ -191,46 +219,47 @@ HP_API int clock_nanosleep(clockid_t clock, int flags, const struct timespec *re
 HP_API int poll(struct pollfd *fds, nfds_t nfds, int timeout)
 {
     __typeof__(&poll) next = NEXT(poll);
-    held h = no_hold();
-    if (timeout != 0 && sampled()) {
-        int ready = next(fds, nfds, 0);
-        if (ready != 0)
-            return ready;
-        h = hold();
-    }
-    int rc = next(fds, nfds, timeout);
+    if (likely(!sampled()))
+        return next(fds, nfds, timeout);
+    int rc;
+    uint64_t seen;
+    do { /* ready already, or a zero time-out: nothing to hold */
+        seen = signals_seen();
+        rc = next(fds, nfds, 0);
+    } while (interrupted_by_sample(rc, seen));
+    if (rc != 0 || timeout == 0)
+        return rc;
+    held h = hold();
+    rc = next(fds, nfds, timeout);
     release(h, next);
     return rc;
 }
 
+/* _FORTIFY_SOURCE's poll: the C library's check, then poll (ours). */
 HP_API int __poll_chk(struct pollfd *fds, nfds_t nfds, int timeout, size_t fdslen)
 {
-    __typeof__(&__poll_chk) next = NEXT(__poll_chk);
-    held h = no_hold();
-    if (timeout != 0 && sampled()) {
-        int ready = next(fds, nfds, 0, fdslen);
-        if (ready != 0)
-            return ready;
-        h = hold();
-    }
-    int rc = next(fds, nfds, timeout, fdslen);
-    release(h, next);
-    return rc;
+    if (fdslen / sizeof(*fds) < nfds)
+        __chk_fail();
+    return poll(fds, nfds, timeout);
 }
 
 HP_API int ppoll(struct pollfd *fds, nfds_t nfds, const struct timespec *timeout,
                  const sigset_t *mask)
 {
     __typeof__(&ppoll) next = NEXT(ppoll);
-    held h = no_hold();
-    if (!zero_timespec(timeout) && sampled()) {
-        int ready = next(fds, nfds, &zero, mask);
-        if (ready != 0)
-            return ready;
-        h = hold();
-    }
+    if (likely(!sampled()))
+        return next(fds, nfds, timeout, mask);
+    int rc;
+    uint64_t seen;
+    do { /* ready already, or a zero time-out: nothing to hold */
+        seen = signals_seen();
+        rc = next(fds, nfds, &zero, mask);
+    } while (interrupted_by_sample(rc, seen));
+    if (rc != 0 || zero_timespec(timeout))
+        return rc;
+    held h = hold();
     sigset_t copy;
-    int rc = next(fds, nfds, timeout, with_signal(h, mask, &copy));
+    rc = next(fds, nfds, timeout, with_signal(h, mask, &copy));
     release(h, next);
     return rc;
 }
@@ -238,27 +267,28 @@ HP_API int ppoll(struct pollfd *fds, nfds_t nfds, const struct timespec *timeout
 HP_API int __ppoll_chk(struct pollfd *fds, nfds_t nfds, const struct timespec *timeout,
                        const sigset_t *mask, size_t fdslen)
 {
-    __typeof__(&__ppoll_chk) next = NEXT(__ppoll_chk);
-    held h = no_hold();
-    if (!zero_timespec(timeout) && sampled()) {
-        int ready = next(fds, nfds, &zero, mask, fdslen);
-        if (ready != 0)
-            return ready;
-        h = hold();
-    }
-    sigset_t copy;
-    int rc = next(fds, nfds, timeout, with_signal(h, mask, &copy), fdslen);
-    release(h, next);
-    return rc;
+    if (fdslen / sizeof(*fds) < nfds)
+        __chk_fail();
+    return ppoll(fds, nfds, timeout, mask);
 }
 
 HP_API int select(int nfds, fd_set *readfds, fd_set *writefds, fd_set *exceptfds,
                   struct timeval *timeout)
 {
     __typeof__(&select) next = NEXT(select);
-    bool zero = timeout != NULL && timeout->tv_sec == 0 && timeout->tv_usec == 0;
-    held h = zero ? no_hold() : hold();
-    int rc = next(nfds, readfds, writefds, exceptfds, timeout);
+    if (likely(!sampled()))
+        return next(nfds, readfds, writefds, exceptfds, timeout);
+    int rc;
+    if (timeout != NULL && timeout->tv_sec == 0 && timeout->tv_usec == 0) {
+        uint64_t seen; /* the sets are left as they were when it fails */
+        do {
+            seen = signals_seen();
+            rc = next(nfds, readfds, writefds, exceptfds, timeout);
+        } while (interrupted_by_sample(rc, seen));
+        return rc;
+    }
+    held h = hold();
+    rc = next(nfds, readfds, writefds, exceptfds, timeout);
     release(h, next);
     return rc;
 }
@@ -267,9 +297,20 @@ HP_API int pselect(int nfds, fd_set *readfds, fd_set *writefds, fd_set *exceptfd
                    const struct timespec *timeout, const sigset_t *mask)
 {
     __typeof__(&pselect) next = NEXT(pselect);
-    held h = zero_timespec(timeout) ? no_hold() : hold();
+    if (likely(!sampled()))
+        return next(nfds, readfds, writefds, exceptfds, timeout, mask);
+    int rc;
+    if (zero_timespec(timeout)) {
+        uint64_t seen; /* the sets are left as they were when it fails */
+        do {
+            seen = signals_seen();
+            rc = next(nfds, readfds, writefds, exceptfds, timeout, mask);
+        } while (interrupted_by_sample(rc, seen));
+        return rc;
+    }
+    held h = hold();
     sigset_t copy;
-    int rc = next(nfds, readfds, writefds, exceptfds, timeout, with_signal(h, mask, &copy));
+    rc = next(nfds, readfds, writefds, exceptfds, timeout, with_signal(h, mask, &copy));
     release(h, next);
     return rc;
 }

@@ -405,6 +405,12 @@ hp_sampling_hold hp_sampling_hold_signal(hp_location *loc)
     return sigismember(&before, sample_signal) ? HP_HOLD_WAS_BLOCKED : HP_HOLD_BLOCKED;
 }
 
+uint64_t hp_sampling_signals(const hp_location *loc)
+{
+    const struct hp_sampling *s = loc != NULL ? loc->sampling : NULL;
+    return s != NULL ? s->stats.samples : 0;
+}
+
 void hp_sampling_add_signal(sigset_t *set)
 {
     sigaddset(set, sample_signal);

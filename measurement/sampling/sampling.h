@@ -127,6 +127,9 @@ typedef enum hp_sampling_hold {
 } hp_sampling_hold;
 
 hp_sampling_hold hp_sampling_hold_signal(struct hp_location *loc);
+/* The sampling signals loc's thread has received so far (0 when it is not sampled): a
+ * call that does not wait tells by it whether its EINTR came from a sample. */
+uint64_t hp_sampling_signals(const struct hp_location *loc);
 void hp_sampling_add_signal(sigset_t *set);
 void hp_sampling_remove_signal(sigset_t *set);
 void hp_sampling_release(struct hp_location *loc, hp_sampling_hold hold, uintptr_t callee);

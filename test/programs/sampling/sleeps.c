@@ -8,11 +8,14 @@
  *   waits    sem_timedwait and sigtimedwait, 200 ms time-outs each: ETIMEDOUT, EAGAIN;
  *            then poll, epoll_wait and sem_timedwait on a ready pipe and a posted
  *            semaphore: they return at once with it ("ready 1 POLLIN 1 0")
+ *   zero     calls that do not wait (poll, ppoll and select with a zero time-out,
+ *            usleep(0)) for 0.5 s on a pipe nobody writes: never EINTR ("zero eintr=0")
  *   signals  the program's own signals still interrupt: a helper thread sends SIGUSR1
  *            to the main thread 200 ms into a 2 s nanosleep (EINTR, about 1.8 s left in
  *            rem), and alarm(1) ends a sleep(3) after 1 s (it returns 2)
  * A plain build and a sampled one must print the same, up to the times.
  */
+#define _GNU_SOURCE /* ppoll */
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
@@ -47,10 +50,13 @@ static void run_nap(void)
     printf("nap %.3f\n", now() - t0);
 }
 
+/* Not a constant the compiler knows: with _FORTIFY_SOURCE, poll is then __poll_chk. */
+static volatile nfds_t one_descriptor = 1;
+
 __attribute__((noinline)) static void wait_poll(int fd)
 {
     struct pollfd p = { fd, POLLIN, 0 };
-    int rc = poll(&p, 1, 100);
+    int rc = poll(&p, one_descriptor, 100);
     if (rc != 0)
         printf("poll returned %d: %s\n", rc, strerror(errno));
 }
@@ -146,6 +152,31 @@ static void run_waits(void)
     run_ready(&sem);
 }
 
+/* The kernel fails a call that does not wait with EINTR when a signal is pending as it
+ * looks: the sampling signal must never show that way. */
+static void run_zero(void)
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+        return;
+    struct pollfd p = { fds[0], POLLIN, 0 };
+    struct timespec zero = { 0, 0 };
+    long calls = 0, eintr = 0;
+    double t0 = now();
+    while (now() - t0 < 0.5) {
+        fd_set r;
+        FD_ZERO(&r);
+        FD_SET(fds[0], &r);
+        struct timeval tv = { 0, 0 };
+        eintr += poll(&p, 1, 0) < 0 && errno == EINTR;
+        eintr += ppoll(&p, 1, &zero, NULL) < 0 && errno == EINTR;
+        eintr += select(fds[0] + 1, &r, NULL, NULL, &tv) < 0 && errno == EINTR;
+        eintr += usleep(0) < 0 && errno == EINTR;
+        calls += 4;
+    }
+    printf("zero eintr=%ld %s\n", eintr, calls > 1000 ? "calls>1000" : "few calls");
+}
+
 static volatile sig_atomic_t got;
 
 static void on_signal(int sig)
@@ -195,10 +226,12 @@ int main(int argc, char **argv)
             run_abstime();
         else if (strcmp(argv[i], "waits") == 0)
             run_waits();
+        else if (strcmp(argv[i], "zero") == 0)
+            run_zero();
         else if (strcmp(argv[i], "signals") == 0)
             run_signals();
         else {
-            fprintf(stderr, "usage: sleeps [nap|timeouts|abstime|waits|signals]...\n");
+            fprintf(stderr, "usage: sleeps [nap|timeouts|abstime|waits|zero|signals]...\n");
             return 2;
         }
     }

@@ -107,6 +107,7 @@ typedef struct hp_profile_sampling {
     uint64_t failed;      /* failed or truncated unwinds (UNWIND FAILED) */
     uint64_t unanchored;  /* instrumented caller not on the stack: time left with it */
     uint64_t mpi_unwinds; /* MPI calls whose call path was unwound */
+    uint64_t held;        /* signals held back by blocking calls, sampled at their end */
     uint64_t thunks_set;     /* HP_UNWIND_THUNKS: return addresses replaced by the thunk */
     uint64_t thunk_prefixes; /* unwinds that stopped at a thunk and reused its prefix */
     uint64_t walked_frames;  /* frames the thunk-aware unwinds stepped through */

@@ -52,6 +52,9 @@ void hp_summary_write_sampling(FILE *out, const hp_profile_sampling *s)
         fprintf(out, "  %10" PRIu64 "  below an inlined instrumented function (time left "
                 "with it)\n", s->unanchored);
     fprintf(out, "  %10" PRIu64 "  MPI call paths learned by unwinding\n", s->mpi_unwinds);
+    if (s->held > 0)
+        fprintf(out, "  %10" PRIu64 "  held back by sleeps and other blocking calls, taken "
+                "when they returned\n", s->held);
     if (s->thunks_set > 0)
         fprintf(out, "Thunks (HP_UNWIND_THUNKS): %" PRIu64 " return addresses replaced, %" PRIu64
                 " unwinds reused a thunked prefix, %" PRIu64 " frames walked\n",

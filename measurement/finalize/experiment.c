@@ -29,6 +29,7 @@
 #include "measurement/core/timer.h"
 #include "trace_output.h"
 #include "util/log.h"
+#include "util/nap.h"
 
 #ifndef HP_VERSION
 #define HP_VERSION "0.0.0"
@@ -401,6 +402,7 @@ static void add_sampling(hp_profile_data *d)
                                   .failed = s.failed + s.truncated,
                                   .unanchored = s.unanchored,
                                   .mpi_unwinds = s.mpi_unwinds,
+                                  .held = s.held,
                                   .thunks_set = s.thunks_set,
                                   .thunk_prefixes = s.thunk_prefixes,
                                   .walked_frames = s.walked_frames };
@@ -594,8 +596,7 @@ void hp_experiment_wait_for_ranks(int size, int max_ms)
         }
         if (found >= size)
             return;
-        struct timespec pause = { 0, 10000000 };
-        nanosleep(&pause, NULL);
+        hp_nap(10000000);
     }
 }
 

@@ -38,6 +38,7 @@
 #include "util/compiler.h"
 #include "util/escape.h"
 #include "util/log.h"
+#include "util/nap.h"
 
 enum { STATE_OFF, STATE_STARTING, STATE_RUNNING, STATE_DONE, STATE_DISABLED };
 
@@ -318,8 +319,7 @@ static void wait_outside_core(hp_location *loc)
     if (loc == hp__tls_location)
         return;
     for (int i = 0; i < 1000 && loc->in_core; i++) {
-        struct timespec pause = { 0, 1000000 };
-        nanosleep(&pause, NULL);
+        hp_nap(1000000);
     }
 }
 

@@ -39,6 +39,7 @@
 #include "measurement/core/timer.h"
 #include "util/compiler.h"
 #include "util/log.h"
+#include "util/nap.h"
 
 /* MPI_GRACE_MS: how long a signalled rank waits for the other ranks' profiles before the
  * default action ends it (see hp_experiment_wait_for_ranks). */
@@ -217,8 +218,7 @@ void hp_signals_hold(void)
     /* Another thread writing for a signal: wait until it is done (it then ends the
      * process or lets it continue), but never forever. */
     for (int ms = 0; atomic_exchange(&writing, 1) && ms < HOLD_WAIT_MS; ms++) {
-        struct timespec pause = { 0, 1000000 };
-        nanosleep(&pause, NULL);
+        hp_nap(1000000);
     }
 }
 

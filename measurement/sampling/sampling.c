@@ -11,9 +11,11 @@
 #include "sampling.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -300,7 +302,23 @@ static void skip_sample(hp_location *loc, uint64_t now)
     }
 }
 
-static void take_sample(hp_location *loc, void *ucontext)
+/* The frames of a sample, innermost first, into s->frames: the context the signal
+ * interrupted (ucontext), or else the caller of a blocking call that held the signal
+ * (hp_sampling_release), with the called function callee as the innermost frame, where
+ * the signal would have found the thread. */
+static hp_unwind_status unwind_sample(struct hp_sampling *s, void *ucontext, uintptr_t callee,
+                                      hp_unwind_stop *stop, size_t *count)
+{
+    if (ucontext != NULL)
+        return hp_unwind_signal(s->unwinder, ucontext, stop, s->frames, MAX_FRAMES, count);
+    hp_unwind_status status =
+        hp_unwind_here(s->unwinder, stop, s->frames + 1, MAX_FRAMES - 1, count);
+    s->frames[0] = (hp_unwind_frame){ callee, 0 };
+    ++*count;
+    return status;
+}
+
+static void take_sample(hp_location *loc, void *ucontext, uintptr_t callee)
 {
     struct hp_sampling *s = loc->sampling;
     s->stats.samples++;
@@ -326,11 +344,13 @@ static void take_sample(hp_location *loc, void *ucontext)
         uintptr_t starts[MAX_STOPS];
         hp_unwind_stop stop = { starts, stop_addresses(loc, starts), 0 };
         size_t count;
-        hp_unwind_status status = hp_unwind_signal(s->unwinder, ucontext, &stop, s->frames,
-                                                   MAX_FRAMES, &count);
+        hp_unwind_status status = unwind_sample(s, ucontext, callee, &stop, &count);
         hp_cct_node *leaf;
-        if (place(loc, status, &stop, count, &leaf) == PATH_ADDED)
+        if (place(loc, status, &stop, count, &leaf) == PATH_ADDED) {
             s->stats.attributed++;
+            if (ucontext == NULL && s->prev_count == count)
+                s->prev_count--; /* the held call has returned: a next one is a new visit */
+        }
         hp_cct_path_add(leaf, loc->current, weight);
         /* OTF2's unwind distance: the frames newly entered since the previous sample,
          * and the one below them that made progress (the leaf when nothing is new). */
@@ -355,7 +375,77 @@ static void on_timer_signal(int sig, siginfo_t *info, void *ucontext)
     int saved = errno;
     hp_location *loc = hp__tls_location;
     if (loc != NULL && loc->sampling != NULL)
-        take_sample(loc, ucontext);
+        take_sample(loc, ucontext, 0);
+    errno = saved;
+}
+
+/* ---- blocking calls (adapters/blocking/) ---------------------------------------------- */
+
+static void sample_signal_set(sigset_t *set)
+{
+    sigemptyset(set);
+    sigaddset(set, sample_signal);
+}
+
+hp_sampling_hold hp_sampling_hold_signal(hp_location *loc)
+{
+    struct hp_sampling *s = loc->sampling;
+    /* inside the core: hpmeasure's own waits, which need no care */
+    if (s == NULL || loc->in_core || !atomic_load_explicit(&s->armed, memory_order_relaxed) ||
+        atomic_load_explicit(&deferred, memory_order_relaxed))
+        return HP_HOLD_NONE;
+    sigset_t ours, before;
+    sample_signal_set(&ours);
+    /* a signal delivered as pthread_sigmask returns would show pthread_sigmask below the
+       caller; inside the core it is not unwound, and the held sample gets its interval */
+    hp_location_enter_core(loc);
+    int rc = pthread_sigmask(SIG_BLOCK, &ours, &before);
+    hp_location_leave_core(loc);
+    if (rc != 0)
+        return HP_HOLD_NONE;
+    return sigismember(&before, sample_signal) ? HP_HOLD_WAS_BLOCKED : HP_HOLD_BLOCKED;
+}
+
+uint64_t hp_sampling_signals(const hp_location *loc)
+{
+    const struct hp_sampling *s = loc != NULL ? loc->sampling : NULL;
+    return s != NULL ? s->stats.samples : 0;
+}
+
+void hp_sampling_add_signal(sigset_t *set)
+{
+    sigaddset(set, sample_signal);
+}
+
+void hp_sampling_remove_signal(sigset_t *set)
+{
+    sigdelset(set, sample_signal);
+}
+
+/* The sampling signal if it is pending for the calling thread, taken (a raw system call:
+ * the C library's sigtimedwait is one of the calls wrapped). */
+static bool take_pending_signal(void)
+{
+    sigset_t ours;
+    sample_signal_set(&ours);
+    struct timespec zero = { 0, 0 };
+    return syscall(SYS_rt_sigtimedwait, &ours, NULL, &zero, _NSIG / 8) == sample_signal;
+}
+
+void hp_sampling_release(hp_location *loc, hp_sampling_hold hold, uintptr_t callee)
+{
+    int saved = errno;
+    if (take_pending_signal() && loc->sampling != NULL) {
+        loc->sampling->stats.held++;
+        take_sample(loc, NULL, callee);
+    }
+    if (hold == HP_HOLD_BLOCKED) { /* a signal that came since: as in hold_signal */
+        sigset_t ours;
+        sample_signal_set(&ours);
+        hp_location_enter_core(loc);
+        pthread_sigmask(SIG_UNBLOCK, &ours, NULL);
+        hp_location_leave_core(loc);
+    }
     errno = saved;
 }
 
@@ -386,11 +476,27 @@ static struct itimerspec period_of(uint64_t ns)
     return (struct itimerspec){ .it_interval = t, .it_value = t };
 }
 
-/* Starts s's timer ticking; the samples' accounting begins now. */
+/* The location's MPI time at now, counting the part of the MPI call in progress (the
+ * innermost frame, when it is an MPI region's) before now: all of the call's time is
+ * added to mpi_ticks when it returns, but only the part after now belongs to the
+ * interval that starts now. */
+static uint64_t mpi_ticks_at(const hp_location *loc, uint64_t now)
+{
+    uint64_t ticks = loc->mpi_ticks;
+    if (!loc->in_mpi || loc->sp <= loc->stack_base)
+        return ticks;
+    const hp_frame *f = &loc->sp[-1];
+    if (f->node != NULL && f->node->region->paradigm == HP_PARADIGM_MPI && f->start <= now)
+        ticks += now - f->start;
+    return ticks;
+}
+
+/* Starts s's timer ticking; the samples' accounting begins now, which may be inside
+ * MPI_Init (hp_sampling_resume). */
 static void arm_timer(hp_location *loc, struct hp_sampling *s)
 {
     s->last_ticks = hp_timer_now(); /* the time before stays with the program root */
-    s->mpi_at_last = loc->mpi_ticks;
+    s->mpi_at_last = mpi_ticks_at(loc, s->last_ticks);
     struct itimerspec its = period_of(s->interval_ns);
     timer_settime(s->timer, 0, &its, NULL);
 }

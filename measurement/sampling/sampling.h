@@ -22,6 +22,7 @@
 #ifndef HP_MEASUREMENT_SAMPLING_H
 #define HP_MEASUREMENT_SAMPLING_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -45,6 +46,7 @@ typedef struct hp_sampling_stats {
     uint64_t unanchored;   /* the innermost instrumented function was not on the stack
                               (inlined): the time stays with that region */
     uint64_t mpi_unwinds;  /* call paths of MPI calls learned by unwinding */
+    uint64_t held;         /* signals held back by a blocking call, sampled at its end */
     uint64_t cache_hits;   /* unwind cache lookups (return address / top frame) */
     uint64_t cache_misses;
     uint64_t thunks_set;     /* HP_UNWIND_THUNKS: return addresses replaced by the thunk */
@@ -98,6 +100,39 @@ hp_cct_node *hp_sampling_unwind_path(struct hp_location *loc, uintptr_t *innermo
  * functions count new visits. */
 void hp_sampling_fork_begin(struct hp_location *loc, hp_cct_node *leaf);
 void hp_sampling_fork_end(struct hp_location *loc);
+
+/* Blocking calls (adapters/blocking/: sleep, poll, select, ...) are not interrupted by
+ * the sampling signal: the C library does not restart them after a handler, SA_RESTART
+ * or not, and they would return early. Around such a call, in the calling thread:
+ *
+ * hp_sampling_hold_signal: when loc's thread is being sampled now (its timer ticks) and
+ *   is outside the core, blocks the sampling signal and says whether it was blocked
+ *   already; HP_HOLD_NONE (nothing done) otherwise.
+ * hp_sampling_add_signal / hp_sampling_remove_signal: for calls that install a signal
+ *   mask of their own (ppoll, pselect, sigsuspend), or wait for a set of signals
+ *   (sigtimedwait: the program never waits for ours).
+ * hp_sampling_release: after the call, takes the sampling signal if it came meanwhile
+ *   and adds the sample it would have taken, weighing the whole interval since the
+ *   previous one, at the call's path: the caller's frames, with callee (the called
+ *   function's address) innermost; then unblocks the signal unless it was blocked
+ *   before. Keeps errno. So the time the call slept goes to it: wall-clock time. A
+ *   signal that arrives as the mask changes finds the thread inside the core: it is not
+ *   unwound (pthread_sigmask would show below the caller), and its interval goes on.
+ *
+ * All of them are async-signal-safe (a program's signal handler may sleep too). */
+typedef enum hp_sampling_hold {
+    HP_HOLD_NONE,       /* not sampled now: nothing was changed */
+    HP_HOLD_BLOCKED,    /* the signal is blocked for the call */
+    HP_HOLD_WAS_BLOCKED /* the program had blocked it already */
+} hp_sampling_hold;
+
+hp_sampling_hold hp_sampling_hold_signal(struct hp_location *loc);
+/* The sampling signals loc's thread has received so far (0 when it is not sampled): a
+ * call that does not wait tells by it whether its EINTR came from a sample. */
+uint64_t hp_sampling_signals(const struct hp_location *loc);
+void hp_sampling_add_signal(sigset_t *set);
+void hp_sampling_remove_signal(sigset_t *set);
+void hp_sampling_release(struct hp_location *loc, hp_sampling_hold hold, uintptr_t callee);
 
 /* HP_TRACE_ADAPTIVE (trace_bins.h): the location's trace buffer halved its sampling
  * frequency; re-arms its timer with period_ns. Called from the signal handler, at most

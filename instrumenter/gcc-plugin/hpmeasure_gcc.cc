@@ -331,9 +331,9 @@ static gimple_seq exit_code(tree entered, location_t loc)
  * calls need (a stack frame, registers for `entered`, moves) on every call. A short one
  * that GCC will not inline anyway therefore gets a second copy of its body without hooks,
  * run while the function is switched off: it then costs the check and nothing else. Only
- * bodies that copy safely are copied (no asm, OpenMP, setjmp, computed or non-local
- * labels, local statics or nested functions), and only those too big for the inliner
- * (doubling a body that would be inlined would keep it from being inlined) and small
+ * bodies that copy safely are copied (no asm, OpenMP, transactions, setjmp, computed or
+ * non-local labels, local statics or nested functions), and only those too big for the
+ * inliner (doubling a body that would be inlined would keep it from being inlined) and small
  * enough for the call to matter (GCC's size estimate at most 40: on the stencil bench,
  * copying the longer per-step loops too, which are inlined into main as functions
  * called once, cost 1.5% more instructions instead of saving any).
@@ -372,18 +372,27 @@ static tree refuse_copy_operand(tree *tp, int *walk_subtrees, void *data)
  * content, as estimate_num_insns does), and any kind not listed ends the survey with no
  * copy. A survey also ends as soon as the body is too big.
  */
+/* Ends a walk: walk_gimple_seq takes a value only from a callback that handled the
+ * statement's operands itself. */
+static tree end_survey(bool *handled)
+{
+    *handled = true;
+    return integer_one_node;
+}
+
 static tree survey_stmt(gimple_stmt_iterator *gsi, bool *handled, struct walk_stmt_info *wi)
 {
     struct hot_copy_survey *survey = (struct hot_copy_survey *)wi->info;
     gimple *stmt = gsi_stmt(*gsi);
-    bool refused = false;
     *handled = false;
     switch (gimple_code(stmt)) {
     case GIMPLE_GOTO: /* a computed goto */
-        refused = TREE_CODE(gimple_goto_dest(stmt)) != LABEL_DECL;
+        if (TREE_CODE(gimple_goto_dest(stmt)) != LABEL_DECL)
+            return end_survey(handled);
         break;
     case GIMPLE_CALL: /* setjmp */
-        refused = (gimple_call_flags(stmt) & ECF_RETURNS_TWICE) != 0;
+        if (gimple_call_flags(stmt) & ECF_RETURNS_TWICE)
+            return end_survey(handled);
         break;
     case GIMPLE_ASSIGN:
     case GIMPLE_COND:
@@ -399,28 +408,22 @@ static tree survey_stmt(gimple_stmt_iterator *gsi, bool *handled, struct walk_st
     case GIMPLE_EH_MUST_NOT_THROW: /* a call of std::terminate on the exception's path */
         survey->size += eni_size_weights.call_cost;
         return NULL_TREE;
-    case GIMPLE_BIND: /* local statics would be shared by the copies; the body is walked */
+    case GIMPLE_BIND: /* local statics would be shared by the copies */
         for (tree var = gimple_bind_vars(as_a<gbind *>(stmt)); var; var = DECL_CHAIN(var))
-            refused |= TREE_STATIC(var) || DECL_EXTERNAL(var);
-        return refused ? (*handled = true, integer_one_node) : NULL_TREE;
+            if (TREE_STATIC(var) || DECL_EXTERNAL(var))
+                return end_survey(handled);
+        return NULL_TREE; /* walked into */
     case GIMPLE_TRY:
     case GIMPLE_CATCH:
     case GIMPLE_EH_FILTER:
     case GIMPLE_EH_ELSE:
         return NULL_TREE; /* walked into */
     default: /* asm, OpenMP, transactions, cleanups not yet gimplified, ... */
-        *handled = true;
-        return integer_one_node;
-    }
-    if (refused) {
-        *handled = true;
-        return integer_one_node;
+        return end_survey(handled);
     }
     survey->size += estimate_num_insns(stmt, &eni_size_weights);
-    if (survey->size > HOT_COPY_MAX_SIZE) {
-        *handled = true;
-        return integer_one_node;
-    }
+    if (survey->size > HOT_COPY_MAX_SIZE)
+        return end_survey(handled);
     return NULL_TREE; /* the operands are walked next */
 }
 

@@ -361,6 +361,14 @@ static tree refuse_copy_operand(tree *tp, int *walk_subtrees, void *data)
     return NULL_TREE;
 }
 
+/* Ends a walk: walk_gimple_seq takes a value only from a callback that handled the
+ * statement's operands itself. */
+static tree end_survey(bool *handled)
+{
+    *handled = true;
+    return integer_one_node;
+}
+
 /*
  * The body is surveyed by one walk of our own, which sizes and vets each statement by its
  * kind. GCC's estimate_num_insns knows only some kinds and stops the compiler on the
@@ -372,14 +380,6 @@ static tree refuse_copy_operand(tree *tp, int *walk_subtrees, void *data)
  * content, as estimate_num_insns does), and any kind not listed ends the survey with no
  * copy. A survey also ends as soon as the body is too big.
  */
-/* Ends a walk: walk_gimple_seq takes a value only from a callback that handled the
- * statement's operands itself. */
-static tree end_survey(bool *handled)
-{
-    *handled = true;
-    return integer_one_node;
-}
-
 static tree survey_stmt(gimple_stmt_iterator *gsi, bool *handled, struct walk_stmt_info *wi)
 {
     struct hot_copy_survey *survey = (struct hot_copy_survey *)wi->info;
@@ -700,7 +700,8 @@ static void note_function_address(gimple *enter)
 static bool is_call_to(gimple *stmt, const char *name)
 {
     tree fn = is_gimple_call(stmt) ? gimple_call_fndecl(stmt) : NULL_TREE;
-    return fn != NULL_TREE && strcmp(IDENTIFIER_POINTER(DECL_NAME(fn)), name) == 0;
+    return fn != NULL_TREE && DECL_NAME(fn) != NULL_TREE &&
+           strcmp(IDENTIFIER_POINTER(DECL_NAME(fn)), name) == 0;
 }
 
 static unsigned int save_around_hooks(function *fun)

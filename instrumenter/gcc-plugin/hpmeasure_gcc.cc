@@ -257,6 +257,12 @@ static tree hook_decl(const char *name, tree return_type)
     tree attrs = tree_cons(get_identifier("fn spec"),
                            build_tree_list(NULL_TREE, build_string(sizeof spec - 1, spec)),
                            NULL_TREE);
+    /* With transactional memory (-fgnu-tm), a transaction_safe function may call only
+     * safe or pure functions (else GCC stops with an error), and a transaction runs
+     * others in serial mode: the hooks touch none of the program's memory, so they are
+     * "transaction_pure", called as they are. */
+    if (flag_tm)
+        attrs = tree_cons(get_identifier("transaction_pure"), NULL_TREE, attrs);
     type = build_type_attribute_variant(type, attrs);
     tree decl = build_fn_decl(name, type);
     TREE_NOTHROW(decl) = 1; /* the hooks never throw: no landing pads around them */

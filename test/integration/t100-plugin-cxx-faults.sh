@@ -4,16 +4,17 @@
 # "must not throw" region): test/programs/plugin/cxx_faults.cpp has destructors that
 # delete members, a recursive one, one long enough for the hook-free copy, virtual and
 # multiple inheritance, exceptions through instrumented frames, noreturn functions,
-# lambdas and OpenMP in a member function. Built with the plug-in alone
+# lambdas and OpenMP in a member function; transactions.cpp has a transaction_safe
+# function (-fgnu-tm), which may call only "transaction_pure" hooks. Built with the plug-in alone
 # (HP_INSTRUMENT_STRICT=1: no fallback) at -O0, -O2 and -O3, each build computes what
 # the plain one does and shows the same exact visits with HP_OVERHEAD_BUDGET=0; switched
 # off at run time (the hook-free copies run), the results stay the plain build's.
 . "$HP_SRCDIR/test/integration/lib.sh"
-plan 13
+plan 15
 
 SRC="$PROGRAMS/plugin/cxx_faults.cpp"
 if [ ! -f "$HP_INSTRUMENT_LIBDIR/hpmeasure/hpmeasure_gcc.so" ]; then
-    for i in $(seq 13); do echo "ok $i # SKIP the GCC plug-in was not built (gcc-12-plugin-dev)"; done
+    for i in $(seq 15); do echo "ok $i # SKIP the GCC plug-in was not built (gcc-12-plugin-dev)"; done
     exit 0
 fi
 export HP_INSTRUMENT_STRICT=1 HP_OVERHEAD_BUDGET=0 OMP_NUM_THREADS=2
@@ -115,6 +116,28 @@ HP_FILTERING_FILE=off.filter run_into faults-O2 exp-off
 check_eq "switched off: output and exit status unchanged" "$(cat plain.out)" "$(cat faults-O2.out)"
 check "switched off: the rest of the tree is exact" \
     diff <(grep -v 'Buffers::~Buffers\|fail(int)' want.txt) <(tree_of exp-off/profile.cubex)
+
+# Transactional memory: the hooks are pure for it, at every level.
+TM="$PROGRAMS/plugin/transactions.cpp"
+g++ -O2 -fgnu-tm -o tm-plain "$TM"
+check "transaction_safe functions build at -O0, -O2, -O3" sh -c \
+    "for l in -O0 -O2 -O3; do hp-instrument g++ \$l -fgnu-tm -o tm\$l '$TM' || exit 1; done"
+tm_trees() {
+    for level in -O0 -O2 -O3; do
+        HP_EXPERIMENT_DIRECTORY=exp-tm$level ./tm$level | cmp -s - <(./tm-plain) || echo "$level: output differs"
+        tree_of exp-tm$level/profile.cubex | sed "s/^faults/tm/"
+    done | sort | uniq -c | sed 's/^ *//'
+}
+tm_trees > tm-trees.txt
+cat > tm-want.txt <<TREE
+3 tm 0 1
+3 tm/main 0 1
+3 tm/main/transfer(int) 0 1
+3 tm/main/transfer(int)/deposit(long) 0 10
+3 tm/main/transfer(int)/withdraw(long) 0 10
+TREE
+check "transactions: output unchanged, exact visits inside transactions at every level" \
+    diff tm-want.txt tm-trees.txt
 
 # The smallest program of the issue, at every level.
 printf 'struct E { E *child; ~E(); };\nE::~E() { delete child; }\n' > smallest.cc

@@ -273,6 +273,12 @@ static tree hook_decl(const char *name, tree return_type)
     tree attrs = tree_cons(get_identifier("fn spec"),
                            build_tree_list(NULL_TREE, build_string(sizeof spec - 1, spec)),
                            NULL_TREE);
+    /* With transactional memory (-fgnu-tm), a transaction_safe function may call only
+     * safe or pure functions (else GCC stops with an error), and a transaction runs
+     * others in serial mode: the hooks touch none of the program's memory, so they are
+     * "transaction_pure", called as they are. */
+    if (flag_tm)
+        attrs = tree_cons(get_identifier("transaction_pure"), NULL_TREE, attrs);
     type = build_type_attribute_variant(type, attrs);
     tree decl = build_fn_decl(name, type);
     TREE_NOTHROW(decl) = 1; /* the hooks never throw: no landing pads around them */
@@ -347,18 +353,24 @@ static gimple_seq exit_code(tree entered, location_t loc)
  * calls need (a stack frame, registers for `entered`, moves) on every call. A short one
  * that GCC will not inline anyway therefore gets a second copy of its body without hooks,
  * run while the function is switched off: it then costs the check and nothing else. Only
- * bodies that copy safely are copied (no asm, OpenMP, setjmp, computed or non-local
- * labels, local statics or nested functions), and only those too big for the inliner
- * (doubling a body that would be inlined would keep it from being inlined) and small
+ * bodies that copy safely are copied (no asm, OpenMP, transactions, setjmp, computed or
+ * non-local labels, local statics or nested functions), and only those too big for the
+ * inliner (doubling a body that would be inlined would keep it from being inlined) and small
  * enough for the call to matter (GCC's size estimate at most 40: on the stencil bench,
  * copying the longer per-step loops too, which are inlined into main as functions
  * called once, cost 1.5% more instructions instead of saving any).
  */
 enum { HOT_COPY_MAX_SIZE = 40 };
 
+/* What a walk over a body found out: its size so far, for the function FNDECL. */
+struct hot_copy_survey {
+    tree fndecl;
+    int size;
+};
+
 static tree refuse_copy_operand(tree *tp, int *walk_subtrees, void *data)
 {
-    tree fndecl = (tree)((struct walk_stmt_info *)data)->info;
+    tree fndecl = ((struct hot_copy_survey *)((struct walk_stmt_info *)data)->info)->fndecl;
     tree t = *tp;
     if (TYPE_P(t)) {
         *walk_subtrees = 0;
@@ -371,50 +383,85 @@ static tree refuse_copy_operand(tree *tp, int *walk_subtrees, void *data)
     return NULL_TREE;
 }
 
-/* Why a statement cannot be copied, or NULL_TREE. */
-static tree copy_refused_by(gimple *stmt)
+/* Ends a walk: walk_gimple_seq takes a value only from a callback that handled the
+ * statement's operands itself. */
+static tree end_survey(bool *handled)
 {
-    switch (gimple_code(stmt)) {
-    case GIMPLE_ASM:
-    case GIMPLE_TRANSACTION:
-        return integer_one_node;
-    case GIMPLE_GOTO:
-        return TREE_CODE(gimple_goto_dest(stmt)) == LABEL_DECL ? NULL_TREE : integer_one_node;
-    case GIMPLE_CALL:
-        return gimple_call_flags(stmt) & ECF_RETURNS_TWICE ? integer_one_node : NULL_TREE;
-    case GIMPLE_BIND:
-        for (tree var = gimple_bind_vars(as_a<gbind *>(stmt)); var; var = DECL_CHAIN(var))
-            if (TREE_STATIC(var) || DECL_EXTERNAL(var))
-                return integer_one_node;
-        return NULL_TREE;
-    default:
-        return is_gimple_omp(stmt) ? integer_one_node : NULL_TREE;
-    }
+    *handled = true;
+    return integer_one_node;
 }
 
-/* walk_gimple_seq callback: stops the walk (a walker that returns a value must say it
- * handled the operands) at a statement that cannot be copied. */
-static tree refuse_copy_stmt(gimple_stmt_iterator *gsi, bool *handled, struct walk_stmt_info *wi)
+/*
+ * The body is surveyed by one walk of our own, which sizes and vets each statement by its
+ * kind. GCC's estimate_num_insns knows only some kinds and stops the compiler on the
+ * others (gcc_unreachable): before exception handling is lowered, a body can hold
+ * GIMPLE_EH_MUST_NOT_THROW (every noexcept function that calls one that may throw: all
+ * destructors), GIMPLE_EH_ELSE and GIMPLE_WITH_CLEANUP_EXPR, none of which it accepts.
+ * So it is asked only about the kinds listed below as leaves, which it sizes; the walk
+ * itself goes into the bodies of the kinds that hold statements (and sizes them by their
+ * content, as estimate_num_insns does), and any kind not listed ends the survey with no
+ * copy. A survey also ends as soon as the body is too big.
+ */
+static tree survey_stmt(gimple_stmt_iterator *gsi, bool *handled, struct walk_stmt_info *wi)
 {
-    (void)wi;
-    tree why = copy_refused_by(gsi_stmt(*gsi));
-    *handled = why != NULL_TREE;
-    return why;
+    struct hot_copy_survey *survey = (struct hot_copy_survey *)wi->info;
+    gimple *stmt = gsi_stmt(*gsi);
+    *handled = false;
+    switch (gimple_code(stmt)) {
+    case GIMPLE_GOTO: /* a computed goto */
+        if (TREE_CODE(gimple_goto_dest(stmt)) != LABEL_DECL)
+            return end_survey(handled);
+        break;
+    case GIMPLE_CALL: /* setjmp */
+        if (gimple_call_flags(stmt) & ECF_RETURNS_TWICE)
+            return end_survey(handled);
+        break;
+    case GIMPLE_ASSIGN:
+    case GIMPLE_COND:
+    case GIMPLE_SWITCH:
+    case GIMPLE_RETURN:
+    case GIMPLE_LABEL:
+    case GIMPLE_NOP:
+    case GIMPLE_PREDICT:
+    case GIMPLE_DEBUG:
+    case GIMPLE_RESX:
+    case GIMPLE_EH_DISPATCH:
+        break;
+    case GIMPLE_EH_MUST_NOT_THROW: /* a call of std::terminate on the exception's path */
+        survey->size += eni_size_weights.call_cost;
+        return NULL_TREE;
+    case GIMPLE_BIND: /* local statics would be shared by the copies */
+        for (tree var = gimple_bind_vars(as_a<gbind *>(stmt)); var; var = DECL_CHAIN(var))
+            if (TREE_STATIC(var) || DECL_EXTERNAL(var))
+                return end_survey(handled);
+        return NULL_TREE; /* walked into */
+    case GIMPLE_TRY:
+    case GIMPLE_CATCH:
+    case GIMPLE_EH_FILTER:
+    case GIMPLE_EH_ELSE:
+        return NULL_TREE; /* walked into */
+    default: /* asm, OpenMP, transactions, cleanups not yet gimplified, ... */
+        return end_survey(handled);
+    }
+    survey->size += estimate_num_insns(stmt, &eni_size_weights);
+    if (survey->size > HOT_COPY_MAX_SIZE)
+        return end_survey(handled);
+    return NULL_TREE; /* the operands are walked next */
 }
 
 static bool gets_hot_copy(tree fndecl, gimple_seq body)
 {
     if (!optimize || optimize_function_for_size_p(DECL_STRUCT_FUNCTION(fndecl)))
         return false;
-    int size = estimate_num_insns_seq(body, &eni_size_weights);
-    int inlined_up_to = DECL_DECLARED_INLINE_P(fndecl) ? param_max_inline_insns_single
-                                                       : param_max_inline_insns_auto;
-    if (size <= inlined_up_to || size > HOT_COPY_MAX_SIZE)
-        return false;
+    struct hot_copy_survey survey = {fndecl, 0};
     struct walk_stmt_info wi;
     memset(&wi, 0, sizeof wi);
-    wi.info = fndecl;
-    return walk_gimple_seq(body, refuse_copy_stmt, refuse_copy_operand, &wi) == NULL;
+    wi.info = &survey;
+    if (walk_gimple_seq(body, survey_stmt, refuse_copy_operand, &wi) != NULL)
+        return false;
+    int inlined_up_to = DECL_DECLARED_INLINE_P(fndecl) ? param_max_inline_insns_single
+                                                       : param_max_inline_insns_auto;
+    return survey.size > inlined_up_to && survey.size <= HOT_COPY_MAX_SIZE;
 }
 
 /* Replaces the body B by { enter; try { B } finally { exit } }, as GCC's own
@@ -675,7 +722,8 @@ static void note_function_address(gimple *enter)
 static bool is_call_to(gimple *stmt, const char *name)
 {
     tree fn = is_gimple_call(stmt) ? gimple_call_fndecl(stmt) : NULL_TREE;
-    return fn != NULL_TREE && strcmp(IDENTIFIER_POINTER(DECL_NAME(fn)), name) == 0;
+    return fn != NULL_TREE && DECL_NAME(fn) != NULL_TREE &&
+           strcmp(IDENTIFIER_POINTER(DECL_NAME(fn)), name) == 0;
 }
 
 static unsigned int save_around_hooks(function *fun)

@@ -1,6 +1,6 @@
 /*
  * C++ shapes that the GCC plug-in must instrument without stopping the compiler (issue
- * 22), for t100-plugin-cxx-faults.sh: destructors that delete members (every destructor
+ * 22), for t102-plugin-cxx-faults.sh: destructors that delete members (every destructor
  * is noexcept, so its body holds GCC's "must not throw" region, which the plug-in's size
  * estimate once did not accept), a recursive destructor, one long enough to get the
  * plug-in's hook-free copy, virtual and multiple inheritance (this-adjusting thunks,

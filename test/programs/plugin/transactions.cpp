@@ -1,6 +1,6 @@
 /*
  * Transactional memory (g++ -fgnu-tm) with the GCC plug-in, for
- * t100-plugin-cxx-faults.sh: a function declared transaction_safe may only call safe or
+ * t102-plugin-cxx-faults.sh: a function declared transaction_safe may only call safe or
  * pure functions, so its hooks must be "transaction_pure" (GCC stopped with "unsafe
  * function call '__hp_plugin_enter' within 'transaction_safe' function" before); a
  * function not declared safe is called inside a transaction too.

@@ -47,7 +47,7 @@ target() {
 
 # build NAME: compiles fuzz/fuzz_NAME.c with its sources into WORKDIR/fuzz_NAME.
 build() {
-    # shellcheck disable=SC2086 # word splitting of the source and flag lists is meant
+    # shellcheck disable=SC2046,SC2086 # word splitting of the source and flag lists is meant
     $CC $CFLAGS -I"$src" -I"$src/tools" -o "$work/fuzz_$1" "$src/fuzz/fuzz_$1.c" \
         $(for s in $sources; do echo "$src/$s"; done) \
         ${libs:+$(pkg-config --cflags --libs $libs)} -lm
@@ -81,7 +81,7 @@ for name in "$@"; do
         ${FUZZ_SECONDS:+-max_total_time=$FUZZ_SECONDS} -max_len="$max_len" -timeout=10 \
         -rss_limit_mb=2048 -close_fd_mask=3 -print_final_stats=1 \
         -artifact_prefix="$work/crashes/$name/" \
-        "corpus/$name" "$seed_dir" $regressions) > "$work/$name.log" 2>&1
+        "corpus/$name" "$seed_dir" ${regressions:+"$regressions"}) > "$work/$name.log" 2>&1
     status=$?
     result=ok
     [ "$status" -eq 0 ] || { result="FAILED (exit $status, see $work/$name.log)"; failed=1; }

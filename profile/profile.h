@@ -175,4 +175,14 @@ typedef struct hp_profile {
     const char *fallback_units;
 } hp_profile;
 
+/* A count held in a double (sums of visits, values read from a file) as a uint64_t,
+ * rounded: NaN and negative values are 0, values beyond UINT64_MAX are UINT64_MAX. A
+ * plain cast of such values is undefined, and a damaged profile can hold any of them. */
+static inline uint64_t hp_profile_count(double v)
+{
+    if (!(v > 0))
+        return 0;
+    return v + 0.5 < 18446744073709551616.0 ? (uint64_t)(v + 0.5) : UINT64_MAX;
+}
+
 #endif

@@ -282,7 +282,7 @@ static hp_cell_kind value_kind(const report_ctx *c)
 static void set_value(hp_table_cell *cell, double v)
 {
     cell->d = v;
-    cell->u = v > 0 ? (uint64_t)(v + 0.5) : 0;
+    cell->u = hp_profile_count(v);
 }
 
 static const char *scope(const report_ctx *c, char *buf, size_t len)
@@ -391,7 +391,7 @@ static hp_table *flat_profile(const report_ctx *c)
         hp_table_cell *row = hp_table_add_row(tab);
         if (row == NULL || hp_table_cell_set_text(&row[5], p->regions[t[i].region].name))
             goto fail;
-        row[0].u = (uint64_t)t[i].visits;
+        row[0].u = hp_profile_count(t[i].visits);
         set_value(&row[1], t[i].excl);
         row[2].d = percent(t[i].excl, c->total);
         set_value(&row[3], t[i].incl);
@@ -441,7 +441,7 @@ static int tree_row(const report_ctx *c, hp_table *t, size_t n, size_t depth)
     }
     row[0].u = n;
     row[1].u = depth;
-    row[2].u = (uint64_t)c->visits.excl[n];
+    row[2].u = hp_profile_count(c->visits.excl[n]);
     set_value(&row[3], c->view.incl[n]);
     set_value(&row[4], c->view.excl[n]);
     row[5].d = percent(c->view.incl[n], c->total);
@@ -522,8 +522,8 @@ static int recursion_table(const report_ctx *c, hp_table_list *out)
             rc = -1;
             break;
         }
-        row[0].u = (uint64_t)depth.excl[n];
-        row[1].u = (uint64_t)c->visits.excl[n];
+        row[0].u = hp_profile_count(depth.excl[n]);
+        row[1].u = hp_profile_count(c->visits.excl[n]);
     }
     hp_metric_view_release(&depth);
     if (rc != 0) {
@@ -569,7 +569,7 @@ static void process_sums(const report_ctx *c, size_t proc, uint32_t r, double *t
             if (!is_mpi(p, n) || (r != UINT32_MAX && p->cnodes[n].region != r))
                 continue;
             *time += c->time_incl[n * nl + l];
-            *calls += visits != NULL ? (uint64_t)value_at(visits, n * nl + l) : 0;
+            *calls += visits != NULL ? hp_profile_count(value_at(visits, n * nl + l)) : 0;
         }
     }
 }
@@ -777,7 +777,7 @@ static int mpi_path_row(const report_ctx *c, hp_table *t, const hp_metric_view *
         return -1;
     double max, avg;
     path_imbalance(c, n, &max, &avg);
-    row[0].u = (uint64_t)c->visits.excl[n];
+    row[0].u = hp_profile_count(c->visits.excl[n]);
     row[1].d = time->incl[n];
     row[2].d = percent(time->incl[n], total);
     row[3].d = max;

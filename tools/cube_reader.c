@@ -683,7 +683,7 @@ static void place_rows(const reader *r, const metric_data *md, hp_metric_dtype o
             const unsigned char *p = md->rows + ((size_t)row * nloc + l) * md->dt->size;
             if (out == HP_DTYPE_UINT64)
                 ((uint64_t *)values)[cnode * nloc + l] = md->dt->kind == SRC_FLOAT
-                    ? (uint64_t)decode_double(p, md)
+                    ? hp_profile_count(decode_double(p, md))
                     : load_uint(p, md->dt->size, md->swap);
             else
                 ((double *)values)[cnode * nloc + l] = decode_double(p, md);

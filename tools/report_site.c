@@ -267,7 +267,8 @@ static int by_period_and_key(const void *a, const void *b)
 /* "MPI_Barrier 61.2%, MPI_Send 20.0%": the group's largest shares of its MPI time. */
 static void top_functions(group *g, char *out, size_t size)
 {
-    qsort(g->functions, g->nfunctions, sizeof(*g->functions), by_time);
+    if (g->nfunctions > 1) /* qsort(NULL, 0) is undefined */
+        qsort(g->functions, g->nfunctions, sizeof(*g->functions), by_time);
     out[0] = '\0';
     for (size_t i = 0, used = 0; i < g->nfunctions && i < TOP_FUNCTIONS && used < size; i++) {
         double share = g->mpi_seconds > 0 ? 100 * g->functions[i].seconds / g->mpi_seconds : 0;
@@ -297,7 +298,8 @@ static hp_table *summary_table(summary *s, const site_args *a)
         hp_table_free(t);
         return NULL;
     }
-    qsort(s->groups, s->ngroups, sizeof(*s->groups), by_period_and_key);
+    if (s->ngroups > 1) /* qsort(NULL, 0) is undefined: a log without records */
+        qsort(s->groups, s->ngroups, sizeof(*s->groups), by_period_and_key);
     for (size_t i = 0; i < s->ngroups; i++) {
         group *g = &s->groups[i];
         char top[512];

@@ -19,6 +19,7 @@
 #include "adapters/mpi/mpi_adapter.h"
 #include "adapters/mpi/mpi_functions.h"
 #include "adapters/mpi/mpi_plugins.h"
+#include "adapters/mpi/plugin_list.h"
 #include "include/hp/plugin.h"
 #include "measurement/core/config.h"
 #include "measurement/core/location.h"
@@ -26,6 +27,7 @@
 #include "util/log.h"
 
 enum { MAX_PLUGINS = 16, PATH_SIZE = 1024 };
+_Static_assert(PATH_SIZE == 1024, "the too-long message says 1023 bytes");
 
 typedef struct loaded_plugin {
     const hp_plugin *p;
@@ -107,13 +109,12 @@ void hp__mpi_plugins_load(int rank, int size)
     }
     hp_plugin_host host = { HP_PLUGIN_API_VERSION, rank, size, select_function };
     char path[PATH_SIZE];
-    for (const char *s = hp_cfg.plugins; *s != '\0';) {
-        size_t n = strcspn(s, ",");
-        snprintf(path, sizeof(path), "%.*s", (int)n, s);
-        s += n + (s[n] == ',');
-        if (path[0] == '\0')
-            continue;
-        if (nplugins == MAX_PLUGINS)
+    const char *s = hp_cfg.plugins;
+    hp_plugin_list_entry e;
+    while ((e = hp__plugin_list_next(&s, path, sizeof(path))) != HP_PLUGIN_LIST_END) {
+        if (e == HP_PLUGIN_LIST_TOO_LONG)
+            report(path, "has too long a path", "at most 1023 bytes");
+        else if (nplugins == MAX_PLUGINS)
             report(path, "is one too many", "at most 16 plug-ins");
         else
             load(path, &host);

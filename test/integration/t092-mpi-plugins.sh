@@ -4,7 +4,7 @@
 # (peers, tags, bytes, communicator sizes), nothing of the unselected ones; it works under
 # hp-run too; the iteration example starts its command at the N-th marker call and stops
 # it at the M-th; broken plug-ins (missing file, no entry symbol, another API version, failing
-# init, an unresolved symbol, not a shared object) are reported by path and the job runs on with the same output.
+# init, an unresolved symbol, not a shared object, too long a path) are reported by path and the job runs on with the same output.
 . "$HP_SRCDIR/test/integration/lib.sh"
 . "$PROGRAMS/mpi/mpi-lib.sh"
 plan 15
@@ -47,12 +47,13 @@ printf 'void hp_no_such_function(void);\nvoid f(void) { hp_no_such_function(); }
 plugin libnosym.so nosym.c && plugin libold.so old.c && plugin librefuses.so refuses.c &&
     plugin libundef.so undef.c
 printf 'not a shared object, but long enough to hold an ELF header: %064d\n' 0 > garbage.so
-HP_PLUGINS="$WORK/missing.so,$WORK/libnosym.so,$WORK/libold.so,$WORK/librefuses.so,$WORK/libundef.so,$WORK/garbage.so" \
+long=$(printf '%01100d' 0 | tr 0 x) # longer than a path may be: reported, not cut to fit
+HP_PLUGINS="$WORK/missing.so,$WORK/libnosym.so,$WORK/libold.so,$WORK/librefuses.so,$WORK/libundef.so,$WORK/garbage.so,$long" \
     HP_EXPERIMENT_DIRECTORY=exp-broken mpirun2 ./site >broken.out 2>broken.err
 check_eq "broken plug-ins: the job succeeds with the same output" "0 sum=499500" \
     "$? $(cat broken.out)"
 check_eq "each is reported once, by path, saying what is wrong" \
-    "plug-in 'missing.so' cannot be loaded: missing.so: cannot open shared object file: No such file or directory|plug-in 'libnosym.so' lacks the symbol hp_plugin_entry (not an hpmeasure plug-in?)|plug-in 'libold.so' was built for plug-in API version 99, this hpmeasure has version 1|plug-in 'librefuses.so' failed to initialise: refuses|plug-in 'libundef.so' cannot be loaded: libundef.so: undefined symbol: hp_no_such_function|plug-in 'garbage.so' cannot be loaded: garbage.so: invalid ELF header" \
+    "plug-in 'missing.so' cannot be loaded: missing.so: cannot open shared object file: No such file or directory|plug-in 'libnosym.so' lacks the symbol hp_plugin_entry (not an hpmeasure plug-in?)|plug-in 'libold.so' was built for plug-in API version 99, this hpmeasure has version 1|plug-in 'librefuses.so' failed to initialise: refuses|plug-in 'libundef.so' cannot be loaded: libundef.so: undefined symbol: hp_no_such_function|plug-in 'garbage.so' cannot be loaded: garbage.so: invalid ELF header|plug-in '$(echo "$long" | cut -c 1-1023)' has too long a path: at most 1023 bytes" \
     "$(grep 'HP_PLUGINS' broken.err | sed -e "s|$WORK/||g" -e 's/^hpmeasure: HP_PLUGINS: //' -e 's/; going on without it$//' | paste -sd'|')"
 # ---- the iteration example: a command for iterations 2..4 of a loop marked by MPI_Barrier
 check "build the iteration example plug-in" plugin libiter.so "$HP_SRCDIR/examples/plugins/iteration_cmd.c"

@@ -18,7 +18,9 @@
  * Failures that no retry can change are not retried: a failed link (the linker ran, so
  * every compilation succeeded) and a compiler stopped by SIGINT, SIGTERM and the like,
  * which are forwarded to the child and then end us the same way. A source read from
- * standard input is saved to an unlinked temporary file, which each attempt reads anew.
+ * standard input is saved to an unlinked temporary file, which each attempt reads anew
+ * (other files that can be read only once, hp-instrument.c runs without a fallback). A
+ * retry that cannot be started leaves the first attempt's failure standing, shown.
  */
 #if !defined(_GNU_SOURCE) && !defined(_XOPEN_SOURCE)
 #define _XOPEN_SOURCE 700 /* mkstemp(), strsignal() */
@@ -390,10 +392,24 @@ static void print_note(const struct hp_fallback_plan *plan, const char *why,
     fflush(stderr);
 }
 
+/* A retry that could not be started (fork or exec failed: EAGAIN under make -j, ...):
+ * the first attempt's failure stands, with its diagnostics, and a line says why it was
+ * not compiled again. Returns the first attempt's exit status. */
+static int retry_not_started(const struct hp_fallback_plan *plan, const struct attempt *first,
+                             const struct attempt *retry)
+{
+    show(first);
+    fprintf(stderr, PROG ": %s: compiling with %s failed, and '%s' could not be run again"
+                    " without instrumentation: %s\n",
+            plan->files, plan->what, plan->plain[0], strerror(retry->spawn_error));
+    fflush(stderr);
+    return exit_status_of(first->status);
+}
+
 /* After the instrumented and the plain command: the lesser instrumentations, then the
  * plain command again when none succeeds. Returns the exit status. */
-static int fall_back(const struct hp_fallback_plan *plan, int in_fd, struct attempt *plain,
-                     const char *why)
+static int fall_back(const struct hp_fallback_plan *plan, int in_fd, const struct attempt *first,
+                     struct attempt *plain, const char *why)
 {
     char lesser_why[WHY_SIZE] = "", *note = NULL;
     struct attempt a;
@@ -419,7 +435,8 @@ static int fall_back(const struct hp_fallback_plan *plan, int in_fd, struct atte
     free(note);
     if (ran && stop_signal == 0) { /* the failed attempts removed the plain outputs */
         attempt_release(plain);
-        run_attempt(plan->plain, plan, in_fd, plain);
+        if (run_attempt(plan->plain, plan, in_fd, plain) != 0)
+            return retry_not_started(plan, first, plain);
     }
     show(plain);
     if (stop_signal != 0 || !succeeded(plain))
@@ -455,11 +472,13 @@ int hp__run_with_fallback(const struct hp_fallback_plan *plan)
         status = exit_status_of(first.status);
     } else {
         describe_failure(&first, why, sizeof(why));
-        if (run_attempt(plan->plain, plan, in_fd, &plain) == 0 && !succeeded(&plain)) {
+        if (run_attempt(plan->plain, plan, in_fd, &plain) != 0) {
+            status = retry_not_started(plan, &first, &plain);
+        } else if (!succeeded(&plain)) {
             show(&plain); /* the user's own error: as a plain build reports it */
             status = exit_status_of(plain.status);
         } else {
-            status = fall_back(plan, in_fd, &plain, why);
+            status = fall_back(plan, in_fd, &first, &plain, why);
         }
         attempt_release(&plain);
     }

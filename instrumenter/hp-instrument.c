@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "install_dirs.h"
@@ -435,6 +436,9 @@ struct arg_summary {
     bool no_program;  /* -shared or -r: the output is not a program */
     bool compiles;    /* a source, a response file or -flto: instrumentation can matter */
     bool stdin_input; /* "-": a source read from standard input */
+    bool unrepeatable; /* a file that a second compilation would not find as the first */
+    bool user_color;  /* the user chose whether diagnostics are coloured */
+    bool user_urls;   /* ... or link to the manual */
     const char *output; /* the -o file, or NULL */
 };
 
@@ -457,15 +461,67 @@ static bool is_compiled_input(const char *arg)
     return strstr(slash != NULL ? slash : arg, ".so.") == NULL; /* libfoo.so.1 */
 }
 
+/*
+ * A file that each run of the compiler finds as the first run did, which the fallback
+ * (fallback.c) needs: a regular file, a directory, /dev/null, or a name that does not
+ * exist (the compiler then says so each time). A pipe, a terminal, a socket, /dev/stdin
+ * or bash's <(...) gives its contents once: a second compilation would read an empty
+ * source, or write an output twice. "-" is not asked about: fallback.c saves standard
+ * input for each run.
+ */
+static bool is_repeatable_file(const char *path)
+{
+    struct stat st, null;
+
+    if (strcmp(path, "-") == 0 || stat(path, &st) != 0)
+        return true;
+    if (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))
+        return true;
+    return S_ISCHR(st.st_mode) && stat("/dev/null", &null) == 0 && st.st_rdev == null.st_rdev;
+}
+
+/* Options whose separate value names a file that the compiler reads or writes. */
+static bool names_file(const char *arg)
+{
+    return strcmp(arg, "-o") == 0 || strcmp(arg, "-MF") == 0 ||
+           strcmp(arg, "-include") == 0 || strcmp(arg, "-imacros") == 0;
+}
+
+static bool starts_with(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* Options that choose how diagnostics look, GCC's and clang's spellings. */
+static bool sets_color(const char *arg)
+{
+    return starts_with(arg, "-fdiagnostics-color") ||
+           starts_with(arg, "-fno-diagnostics-color") ||
+           starts_with(arg, "-fcolor-diagnostics") || starts_with(arg, "-fno-color-diagnostics");
+}
+
+static bool sets_urls(const char *arg)
+{
+    return starts_with(arg, "-fdiagnostics-urls") || starts_with(arg, "-fno-diagnostics-urls");
+}
+
 static void summarize_args(int nargs, char **args, struct arg_summary *s)
 {
     memset(s, 0, sizeof(*s));
     for (int i = 0; i < nargs; i++) {
         const char *arg = args[i];
+        s->user_color |= sets_color(arg);
+        s->user_urls |= sets_urls(arg);
         if (arg[0] != '-' || arg[1] == '\0') { /* file name, "@file" or "-" for stdin */
             s->has_input = true;
             s->compiles |= is_compiled_input(arg);
             s->stdin_input |= strcmp(arg, "-") == 0;
+            s->unrepeatable |= !is_repeatable_file(arg[0] == '@' ? arg + 1 : arg);
+        } else if (strncmp(arg, "-o", 2) == 0 && arg[2] != '\0') {
+            s->output = arg + 2;
+            s->unrepeatable |= !is_repeatable_file(s->output);
+        } else if (strncmp(arg, "-MF", 3) == 0 && arg[3] != '\0') {
+            s->unrepeatable |= !is_repeatable_file(arg + 3);
         } else if (strncmp(arg, "-flto", 5) == 0) { /* the link compiles: lto1 */
             s->compiles = true;
         } else if (strncmp(arg, "-l", 2) == 0)
@@ -483,8 +539,8 @@ static void summarize_args(int nargs, char **args, struct arg_summary *s)
             s->no_program = true;
         else if (strcmp(arg, "-o") == 0 && i + 1 < nargs)
             s->output = args[i + 1];
-        else if (strncmp(arg, "-o", 2) == 0)
-            s->output = arg + 2;
+        if (names_file(arg) && i + 1 < nargs)
+            s->unrepeatable |= !is_repeatable_file(args[i + 1]);
         if (arg[0] == '-' && takes_separate_value(arg) && i + 1 < nargs)
             i++;
     }
@@ -524,6 +580,7 @@ struct added_words {
     char *include_flag;     /* -I<includedir> */
     char *libdir_flag;      /* -L<libdir> */
     char *rpath_flag;       /* -Wl,-rpath,<libdir> */
+    const char *terminal[3]; /* diagnostics as on a terminal (add_terminal_words) */
 };
 
 static void added_words_release(struct added_words *w)
@@ -596,7 +653,7 @@ out:
 static char **build_command(const struct invocation *inv, enum build_mode mode,
                             bool probe, const struct added_words *w, const char *const *hooks)
 {
-    enum { MAX_ADDED = 12 + HP_MAX_INSTRUMENT_WORDS };
+    enum { MAX_ADDED = 14 + HP_MAX_INSTRUMENT_WORDS };
     char **cmd = calloc((size_t)inv->nargs + MAX_ADDED + 1, sizeof(*cmd));
     size_t n = 0;
 
@@ -607,6 +664,8 @@ static char **build_command(const struct invocation *inv, enum build_mode mode,
         cmd[n++] = "-g";
         for (size_t i = 0; hooks[i] != NULL; i++)
             cmd[n++] = (char *)hooks[i];
+        for (size_t i = 0; w->terminal[i] != NULL; i++)
+            cmd[n++] = (char *)w->terminal[i];
     }
     bool mpi_first = mode == MODE_LINK && links_mpi(inv);
     if (mpi_first) {
@@ -723,12 +782,48 @@ static char *source_names(const struct invocation *inv, const char *output)
     return names;
 }
 
-/* A step whose instrumentation could make the compiler fail, and may fall back. */
+/* A step whose instrumentation could make the compiler fail, and may fall back: run
+ * again, it finds the files it names as the first run did (is_repeatable_file). */
 static bool may_fall_back(const struct invocation *inv, enum build_mode mode,
                           const struct arg_summary *s, const struct added_words *w)
 {
     return !(inv->flags & (OPT_STRICT | OPT_DRY_RUN)) && w->hooks.words[0] != NULL &&
-           mode != MODE_PASSTHROUGH && mode != MODE_PREPROCESS && s->compiles;
+           mode != MODE_PASSTHROUGH && mode != MODE_PREPROCESS && s->compiles &&
+           !s->unrepeatable;
+}
+
+/* The TERMs that clang 14 (through terminfo) finds colours in; a guess for the rest. */
+static bool clang_colors(const char *term)
+{
+    static const char *const prefixes[] = {"xterm", "screen", "tmux", "rxvt", "linux", "ansi",
+                                           "cygwin"};
+    for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+        if (starts_with(term, prefixes[i]))
+            return true;
+    return strstr(term, "color") != NULL;
+}
+
+/*
+ * On a terminal the compiler colours its diagnostics (GCC when TERM is set and not
+ * "dumb", clang for TERMs with colours) and GCC links option names to its manual when
+ * GCC_URLS or TERM_URLS is set. The fallback captures stderr through a pipe, where it
+ * would do neither: these words ask for what it does on the terminal, unless the user
+ * chose. GCC_COLORS and GCC_URLS still apply, as without us.
+ */
+static void add_terminal_words(struct added_words *w, const struct arg_summary *s)
+{
+    const char *term = getenv("TERM");
+    const struct hp_instrument_flags *f = &w->hooks;
+    size_t n = 0;
+
+    if (!isatty(2) || term == NULL || strcmp(term, "dumb") == 0)
+        return;
+    if (!s->user_color && (f->gcc_major >= 5 || (f->family == HP_COMPILER_CLANG &&
+                                                 clang_colors(term))))
+        w->terminal[n++] = "-fdiagnostics-color=always";
+    if (!s->user_urls && f->gcc_major >= 10 &&
+        (getenv("GCC_URLS") != NULL || getenv("TERM_URLS") != NULL))
+        w->terminal[n++] = "-fdiagnostics-urls=always";
 }
 
 /* Runs the primary command with the fallback of fallback.c; returns the exit status. */
@@ -791,13 +886,16 @@ static int run_invocation(const struct invocation *inv)
         fprintf(stderr, PROG ": out of memory\n");
         return EXIT_FAILURE;
     }
+    bool fall_back = may_fall_back(inv, mode, &s, &words);
+    if (fall_back)
+        add_terminal_words(&words, &s);
     cmd = build_command(inv, mode, is_build_system_probe(s.output), &words, words.hooks.words);
     if (cmd == NULL) {
         fprintf(stderr, PROG ": out of memory\n");
         status = EXIT_FAILURE;
     } else if (inv->flags & OPT_DRY_RUN) {
         status = hp__print_command(stdout, cmd) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-    } else if (may_fall_back(inv, mode, &s, &words)) {
+    } else if (fall_back) {
         status = run_with_fallback(inv, mode, &s, &words, cmd);
     } else {
         /* A closed or full stderr must not fail the user's build over a log line. */

@@ -269,6 +269,7 @@ int hp__instrument_flags_init(struct hp_instrument_flags *f,
     int probe, ret;
 
     memset(f, 0, sizeof(*f));
+    f->family = HP_COMPILER_OTHER;
     if (req->filter_file != NULL) {
         ret = check_filter_file(req->filter_file, &abs_filter);
         if (ret != HP_FLAGS_OK)
@@ -296,5 +297,9 @@ int hp__instrument_flags_init(struct hp_instrument_flags *f,
         ret = gcc_flags(f, req, &id, abs_filter, why);
     }
     free(abs_filter);
+    if (probe == HP_PROBE_OK) {
+        f->family = id.family;
+        f->gcc_major = id.family == HP_COMPILER_GCC ? atoi(id.version) : 0;
+    }
     return ret;
 }

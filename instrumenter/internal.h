@@ -59,6 +59,10 @@ struct hp_instrument_flags {
     const char *lesser[HP_MAX_INSTRUMENT_WORDS + 1];
     char *note_prefix;
     const char *what;
+    /* What the probe found (HP_COMPILER_OTHER when it failed), and GCC's major version
+     * (0 for the others): which diagnostics options the compiler takes. */
+    enum hp_compiler_family family;
+    int gcc_major;
 };
 
 extern const char hp__note_placeholder[];

@@ -7,13 +7,16 @@
 # instrumentation. The user's own errors (a syntax error, -Werror) are reported once,
 # exactly as the plain compiler reports them, with its exit status; a failed link is
 # not run again, a failed link-time compilation (-flto) is; HP_INSTRUMENT_STRICT=1 (which the other tests set) turns all this off.
+# A source that can be read only once (bash's <(...), a pipe on /dev/stdin) is compiled
+# once, without a fallback; a retry that cannot be started leaves the first failure
+# standing; on a terminal the diagnostics keep the colours (and links) of the plain ones.
 . "$HP_SRCDIR/test/integration/lib.sh"
-plan 27
+plan 33
 unset HP_INSTRUMENT_STRICT HP_WRAPPER HP_WRAPPER_ARGS HP_INSTRUMENT_TEST_FAIL HP_INSTRUMENT_PLUGIN
 export HP_OVERHEAD_BUDGET=0
 
 if [ ! -f "$HP_INSTRUMENT_LIBDIR/hpmeasure/hpmeasure_gcc.so" ]; then
-    for i in $(seq 27); do echo "ok $i # SKIP the GCC plug-in was not built (gcc-12-plugin-dev)"; done
+    for i in $(seq 33); do echo "ok $i # SKIP the GCC plug-in was not built (gcc-12-plugin-dev)"; done
     exit 0
 fi
 cp "$PROGRAMS/fallback/work.c" "$PROGRAMS/fallback/part.c" .
@@ -101,6 +104,50 @@ HP_WRAPPER_ARGS=--verbose hp-gcc -o link link.c 2>link.err
 status=$?
 check_eq "a failed link is not run again: one command, one linker error" "1|1|1" \
     "$status|$(grep -c '^gcc ' link.err)|$(grep -c 'undefined reference' link.err)"
+
+# ---- sources that can be read once: no fallback, the user's error stands -----------------------
+bash -c 'gcc -c -x c <(cat bad.c) -o procsub.o' 2>plain.err
+plain_status=$?
+HP_INSTRUMENT_TEST_FAIL=ice bash -c 'hp-gcc -c -x c <(cat bad.c) -o procsub.o' 2>hp.err
+status=$?
+check_eq "a syntax error in bash's <(...): the compiler's status and diagnostics, no object" \
+    "$plain_status|$(cat plain.err)|no object" "$status|$(cat hp.err)|$(test -e procsub.o || echo no object)"
+cat bad.c | gcc -c -x c /dev/stdin -o pipe.o 2>plain.err
+plain_status=$?
+cat bad.c | HP_INSTRUMENT_TEST_FAIL=ice hp-gcc -c -x c /dev/stdin -o pipe.o 2>hp.err
+status=$?
+check_eq "a syntax error piped to /dev/stdin: the compiler's status and diagnostics, no object" \
+    "$plain_status|$(cat plain.err)|no object" "$status|$(cat hp.err)|$(test -e pipe.o || echo no object)"
+
+# ---- the plain retry cannot be started: the first failure stands, said once -------------------
+mkdir -p vanishing
+ln -sf "$PROGRAMS/fallback/fails.sh" vanishing/gcc
+PATH="$PWD/vanishing:$(dirname "$(command -v hp-instrument)")" REAL_CC=/usr/bin/gcc \
+    FAIL_ON=-finstrument-functions VANISH_ON_FAIL=1 \
+    hp-instrument --no-plugin gcc -c part.c -o vanish.o 2>vanish.err
+status=$?
+check_eq "a retry that cannot start: the first attempt's status and diagnostics, and why" \
+    "1|fails.sh: error: refusing -finstrument-functions|hp-instrument: part.c: compiling with -finstrument-functions failed, and 'gcc' could not be run again without instrumentation: No such file or directory" \
+    "$status|$(paste -sd'|' vanish.err)"
+
+# ---- on a terminal: colours (and GCC_URLS links) as the plain compiler's ----------------------
+if command -v script >/dev/null; then
+    # script(1) runs the command on a terminal; its output is what the terminal showed.
+    on_terminal() { TERM=xterm script -qc "$1" /dev/null; }
+    plain_tty=$(on_terminal 'gcc -Wall -c warn.c -o warn.o')
+    hp_tty=$(on_terminal 'hp-gcc -Wall -c warn.c -o warn.o')
+    check_eq "a warning on a terminal: coloured exactly as plain gcc colours it" \
+        "$plain_tty|coloured" "$hp_tty|$(case $hp_tty in *$'\e['*) echo coloured;; esac)"
+    plain_tty=$(GCC_URLS=st on_terminal 'gcc -Wall -Werror -c warn.c -o warn.o')
+    hp_tty=$(GCC_URLS=st HP_INSTRUMENT_TEST_FAIL=ice on_terminal 'hp-gcc -Wall -Werror -c warn.c -o warn.o')
+    check_eq "-Werror through the fallback on a terminal, GCC_URLS=st: colours and links as plain" \
+        "$plain_tty|linked" "$hp_tty|$(case $hp_tty in *$'\e]8;;http'*) echo linked;; esac)"
+    hp_tty=$(on_terminal 'hp-gcc -fno-diagnostics-color -Wall -c warn.c -o warn.o')
+    check_eq "-fno-diagnostics-color: the user's choice stands" "plain" \
+        "$(case $hp_tty in *$'\e['*) echo coloured;; *warning*) echo plain;; esac)"
+else
+    for i in 1 2 3; do ok "diagnostics on a terminal # SKIP no script (util-linux)"; done
+fi
 
 # ---- lesser fallbacks: without instrumentation -----------------------------------------------
 mkdir -p fake

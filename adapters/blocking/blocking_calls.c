@@ -1,13 +1,16 @@
 /*
  * Blocking calls under timer sampling. The C library does not restart sleep, usleep,
- * nanosleep, clock_nanosleep, poll, ppoll, select, pselect, epoll_wait, sigtimedwait,
- * sem_timedwait and their kin after a signal handler ran, SA_RESTART or not: each
- * sampling signal would end them early (EINTR, or a sleep that returns the time left).
- * These wrappers keep the sampling signal blocked while the call waits, and when it
- * returns, take the sample that the signal would have taken, at the call's path: the
- * caller's frames with the called function below them, weighing the whole time since the
- * previous sample (hp_sampling_release). Every other signal interrupts the call as
- * before, with the same result and errno.
+ * nanosleep, clock_nanosleep, thrd_sleep, poll, ppoll, select, pselect, epoll_wait,
+ * epoll_pwait2, sigtimedwait, sem_timedwait, msgrcv, semop and their kin after a signal
+ * handler ran, SA_RESTART or not: each sampling signal would end them early (EINTR, or a
+ * sleep that returns the time left). These wrappers keep the sampling signal blocked
+ * while the call waits, and when it returns, take the sample that the signal would have
+ * taken, at the call's path: the caller's frames with the called function below them,
+ * weighing the whole time since the previous sample (hp_sampling_release). Every other
+ * signal interrupts the call as before, with the same result and errno. When the program
+ * has blocked the sampling signal itself, nothing is sampled at the call: the signal
+ * stays pending for the program to unblock. thrd_sleep and sigwait are wrapped although
+ * they only wait in other calls: the C library makes those through internal names.
  *
  * A thread that is not being sampled (no location, sampling off or not started yet, as
  * in mpiexec under hp-run) pays one thread-local load and a test. Calls that do not wait
@@ -15,9 +18,9 @@
  * through their PLT, so their waits are held too (samples inside MPI are ignored).
  *
  * Calls that install a signal mask of their own (ppoll, pselect, epoll_pwait,
- * sigsuspend) get it with the sampling signal added; calls that wait for signals
- * (sigtimedwait, sigwaitinfo) never wait for the sampling signal. One greppable function
- * per call.
+ * sigsuspend, epoll_pwait2) get it with the sampling signal added; calls that wait for
+ * signals (sigtimedwait, sigwaitinfo, sigwait) never wait for the sampling signal in a
+ * sampled thread, held or not. One greppable function per call.
  */
 #include <errno.h>
 #include <poll.h>
@@ -27,7 +30,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/epoll.h>
+#include <sys/msg.h>
 #include <sys/select.h>
+#include <sys/sem.h>
+#include <threads.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -45,8 +51,9 @@ void __chk_fail(void) __attribute__((noreturn));
 
 #define BLOCKING_CALLS(X)                                                                  \
     X(sleep) X(usleep) X(nanosleep) X(clock_nanosleep) X(poll) X(ppoll) X(select)          \
-    X(pselect) X(epoll_wait) X(epoll_pwait)                                                \
-    X(sigtimedwait) X(sigwaitinfo) X(sigsuspend) X(pause) X(sem_timedwait) X(sem_clockwait)
+    X(pselect) X(epoll_wait) X(epoll_pwait) X(epoll_pwait2) X(thrd_sleep)                 \
+    X(sigtimedwait) X(sigwaitinfo) X(sigwait) X(sigsuspend) X(pause) X(sem_timedwait)      \
+    X(sem_clockwait) X(msgrcv) X(msgsnd) X(semop) X(semtimedop)
 
 enum {
 #define CALL_ID(name) CALL_##name,
@@ -79,15 +86,17 @@ __attribute__((constructor)) static void look_up_calls(void)
 typedef struct held {
     hp_location *loc;
     hp_sampling_hold hold;
+    volatile uintptr_t mark; /* in the wrapper's frame while the call runs (sampling.h) */
 } held;
 
 /* Before a call that may wait: blocks the sampling signal when the thread is sampled. */
-static inline held hold(void)
+static inline void hold(held *h)
 {
     hp_location *loc = hp__tls_location;
-    if (likely(loc == NULL || loc->sampling == NULL))
-        return (held){ loc, HP_HOLD_NONE };
-    return (held){ loc, hp_sampling_hold_signal(loc) };
+    h->loc = loc;
+    h->hold = HP_HOLD_NONE;
+    if (unlikely(loc != NULL && loc->sampling != NULL))
+        h->hold = hp_sampling_hold_signal(loc, &h->mark);
 }
 
 /* True when the calling thread is sampled. Holding costs three system calls, so in a
@@ -120,7 +129,7 @@ static inline bool interrupted_by_sample(int rc, uint64_t seen)
 /* A call that does not wait: nothing to hold. */
 static inline held no_hold(void)
 {
-    return (held){ NULL, HP_HOLD_NONE };
+    return (held){ NULL, HP_HOLD_NONE, 0 };
 }
 
 /* After the call to next: the held sample, and the signal unblocked. Keeps errno. */
@@ -141,10 +150,12 @@ static const sigset_t *with_signal(held h, const sigset_t *mask, sigset_t *copy)
     return copy;
 }
 
-/* The signals a call waits for: the program's without the sampling signal. */
-static const sigset_t *without_signal(held h, const sigset_t *set, sigset_t *copy)
+/* The signals a call waits for: the program's without the sampling signal, in a sampled
+ * thread, held or not: a zero time-out, or a thread that blocks every signal itself,
+ * would otherwise be handed the signal pending for the sampler. */
+static const sigset_t *without_signal(const sigset_t *set, sigset_t *copy)
 {
-    if (h.hold == HP_HOLD_NONE || set == NULL)
+    if (!sampled() || set == NULL)
         return set;
     *copy = *set;
     hp_sampling_remove_signal(copy);
@@ -173,7 +184,9 @@ static bool zero_timespec(const struct timespec *t)
 HP_API unsigned int sleep(unsigned int seconds)
 {
     __typeof__(&sleep) next = NEXT(sleep);
-    held h = seconds == 0 ? no_hold() : hold();
+    held h = no_hold();
+    if (seconds != 0)
+        hold(&h);
     unsigned int left = next(seconds);
     release(h, next);
     return left;
@@ -191,7 +204,8 @@ HP_API int usleep(useconds_t usec)
         } while (interrupted_by_sample(rc, seen));
         return rc;
     }
-    held h = hold();
+    held h;
+    hold(&h);
     int rc = next(usec);
     release(h, next);
     return rc;
@@ -200,7 +214,8 @@ HP_API int usleep(useconds_t usec)
 HP_API int nanosleep(const struct timespec *req, struct timespec *rem)
 {
     __typeof__(&nanosleep) next = NEXT(nanosleep);
-    held h = hold();
+    held h;
+    hold(&h);
     int rc = next(req, rem);
     release(h, next);
     return rc;
@@ -210,8 +225,20 @@ HP_API int clock_nanosleep(clockid_t clock, int flags, const struct timespec *re
                            struct timespec *rem)
 {
     __typeof__(&clock_nanosleep) next = NEXT(clock_nanosleep);
-    held h = hold();
+    held h;
+    hold(&h);
     int rc = next(clock, flags, req, rem);
+    release(h, next);
+    return rc;
+}
+
+/* The C library's thrd_sleep calls its internal clock_nanosleep, not ours. */
+HP_API int thrd_sleep(const struct timespec *duration, struct timespec *remaining)
+{
+    __typeof__(&thrd_sleep) next = NEXT(thrd_sleep);
+    held h;
+    hold(&h);
+    int rc = next(duration, remaining);
     release(h, next);
     return rc;
 }
@@ -229,7 +256,8 @@ HP_API int poll(struct pollfd *fds, nfds_t nfds, int timeout)
     } while (interrupted_by_sample(rc, seen));
     if (rc != 0 || timeout == 0)
         return rc;
-    held h = hold();
+    held h;
+    hold(&h);
     rc = next(fds, nfds, timeout);
     release(h, next);
     return rc;
@@ -257,7 +285,8 @@ HP_API int ppoll(struct pollfd *fds, nfds_t nfds, const struct timespec *timeout
     } while (interrupted_by_sample(rc, seen));
     if (rc != 0 || zero_timespec(timeout))
         return rc;
-    held h = hold();
+    held h;
+    hold(&h);
     sigset_t copy;
     rc = next(fds, nfds, timeout, with_signal(h, mask, &copy));
     release(h, next);
@@ -287,7 +316,8 @@ HP_API int select(int nfds, fd_set *readfds, fd_set *writefds, fd_set *exceptfds
         } while (interrupted_by_sample(rc, seen));
         return rc;
     }
-    held h = hold();
+    held h;
+    hold(&h);
     rc = next(nfds, readfds, writefds, exceptfds, timeout);
     release(h, next);
     return rc;
@@ -308,7 +338,8 @@ HP_API int pselect(int nfds, fd_set *readfds, fd_set *writefds, fd_set *exceptfd
         } while (interrupted_by_sample(rc, seen));
         return rc;
     }
-    held h = hold();
+    held h;
+    hold(&h);
     sigset_t copy;
     rc = next(nfds, readfds, writefds, exceptfds, timeout, with_signal(h, mask, &copy));
     release(h, next);
@@ -323,7 +354,7 @@ HP_API int epoll_wait(int epfd, struct epoll_event *events, int maxevents, int t
         int ready = next(epfd, events, maxevents, 0);
         if (ready != 0)
             return ready;
-        h = hold();
+        hold(&h);
     }
     int rc = next(epfd, events, maxevents, timeout);
     release(h, next);
@@ -339,7 +370,24 @@ HP_API int epoll_pwait(int epfd, struct epoll_event *events, int maxevents, int 
         int ready = next(epfd, events, maxevents, 0, mask);
         if (ready != 0)
             return ready;
-        h = hold();
+        hold(&h);
+    }
+    sigset_t copy;
+    int rc = next(epfd, events, maxevents, timeout, with_signal(h, mask, &copy));
+    release(h, next);
+    return rc;
+}
+
+HP_API int epoll_pwait2(int epfd, struct epoll_event *events, int maxevents,
+                        const struct timespec *timeout, const sigset_t *mask)
+{
+    __typeof__(&epoll_pwait2) next = NEXT(epoll_pwait2);
+    held h = no_hold();
+    if (!zero_timespec(timeout) && sampled()) {
+        int ready = next(epfd, events, maxevents, &zero, mask);
+        if (ready != 0)
+            return ready;
+        hold(&h);
     }
     sigset_t copy;
     int rc = next(epfd, events, maxevents, timeout, with_signal(h, mask, &copy));
@@ -350,9 +398,11 @@ HP_API int epoll_pwait(int epfd, struct epoll_event *events, int maxevents, int 
 HP_API int sigtimedwait(const sigset_t *set, siginfo_t *info, const struct timespec *timeout)
 {
     __typeof__(&sigtimedwait) next = NEXT(sigtimedwait);
-    held h = zero_timespec(timeout) ? no_hold() : hold();
+    held h = no_hold();
+    if (!zero_timespec(timeout))
+        hold(&h);
     sigset_t copy;
-    int rc = next(without_signal(h, set, &copy), info, timeout);
+    int rc = next(without_signal(set, &copy), info, timeout);
     release(h, next);
     return rc;
 }
@@ -360,9 +410,23 @@ HP_API int sigtimedwait(const sigset_t *set, siginfo_t *info, const struct times
 HP_API int sigwaitinfo(const sigset_t *set, siginfo_t *info)
 {
     __typeof__(&sigwaitinfo) next = NEXT(sigwaitinfo);
-    held h = hold();
+    held h;
+    hold(&h);
     sigset_t copy;
-    int rc = next(without_signal(h, set, &copy), info);
+    int rc = next(without_signal(set, &copy), info);
+    release(h, next);
+    return rc;
+}
+
+/* The C library's sigwait calls its internal sigtimedwait, not ours (and retries after
+ * EINTR itself): without this, sigwait on a full set returns the sampling signal. */
+HP_API int sigwait(const sigset_t *set, int *sig)
+{
+    __typeof__(&sigwait) next = NEXT(sigwait);
+    held h;
+    hold(&h);
+    sigset_t copy;
+    int rc = next(without_signal(set, &copy), sig);
     release(h, next);
     return rc;
 }
@@ -370,7 +434,8 @@ HP_API int sigwaitinfo(const sigset_t *set, siginfo_t *info)
 HP_API int sigsuspend(const sigset_t *mask)
 {
     __typeof__(&sigsuspend) next = NEXT(sigsuspend);
-    held h = hold();
+    held h;
+    hold(&h);
     sigset_t copy;
     int rc = next(with_signal(h, mask, &copy));
     release(h, next);
@@ -380,7 +445,8 @@ HP_API int sigsuspend(const sigset_t *mask)
 HP_API int pause(void)
 {
     __typeof__(&pause) next = NEXT(pause);
-    held h = hold(); /* a blocked signal does not end pause */
+    held h; /* a blocked signal does not end pause */
+    hold(&h);
     int rc = next();
     release(h, next);
     return rc;
@@ -391,7 +457,8 @@ HP_API int sem_timedwait(sem_t *sem, const struct timespec *abstime)
     __typeof__(&sem_timedwait) next = NEXT(sem_timedwait);
     if (sampled() && try_semaphore(sem))
         return 0;
-    held h = hold();
+    held h;
+    hold(&h);
     int rc = next(sem, abstime);
     release(h, next);
     return rc;
@@ -402,8 +469,63 @@ HP_API int sem_clockwait(sem_t *sem, clockid_t clock, const struct timespec *abs
     __typeof__(&sem_clockwait) next = NEXT(sem_clockwait);
     if (sampled() && try_semaphore(sem))
         return 0;
-    held h = hold();
+    held h;
+    hold(&h);
     int rc = next(sem, clock, abstime);
+    release(h, next);
+    return rc;
+}
+
+/* System V IPC: held unless told not to wait (IPC_NOWAIT). */
+HP_API ssize_t msgrcv(int id, void *msg, size_t size, long type, int flags)
+{
+    __typeof__(&msgrcv) next = NEXT(msgrcv);
+    held h = no_hold();
+    if (!(flags & IPC_NOWAIT))
+        hold(&h);
+    ssize_t rc = next(id, msg, size, type, flags);
+    release(h, next);
+    return rc;
+}
+
+HP_API int msgsnd(int id, const void *msg, size_t size, int flags)
+{
+    __typeof__(&msgsnd) next = NEXT(msgsnd);
+    held h = no_hold();
+    if (!(flags & IPC_NOWAIT))
+        hold(&h);
+    int rc = next(id, msg, size, flags);
+    release(h, next);
+    return rc;
+}
+
+/* True when some operation of a semop may wait. */
+static bool may_wait(const struct sembuf *ops, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!(ops[i].sem_flg & IPC_NOWAIT))
+            return true;
+    return false;
+}
+
+HP_API int semop(int id, struct sembuf *ops, size_t n)
+{
+    __typeof__(&semop) next = NEXT(semop);
+    held h = no_hold();
+    if (may_wait(ops, n))
+        hold(&h);
+    int rc = next(id, ops, n);
+    release(h, next);
+    return rc;
+}
+
+HP_API int semtimedop(int id, struct sembuf *ops, size_t n, const struct timespec *timeout)
+{
+    __typeof__(&semtimedop) next = NEXT(semtimedop);
+    held h = no_hold();
+    if (!zero_timespec(timeout) && may_wait(ops, n))
+        hold(&h);
+    int rc = next(id, ops, n, timeout);
     release(h, next);
     return rc;
 }

@@ -312,8 +312,7 @@ static bool is_job_directory(const char *dir)
         }
         if (errno != ENOENT)
             return false;
-        struct timespec pause = { 0, 1000000 };
-        nanosleep(&pause, NULL);
+        hp_nap(1000000);
     }
     return false;
 }

@@ -61,6 +61,9 @@ struct hp_sampling {
     hp_cct_node **fork_nodes;
     size_t fork_capacity, fork_count;
     const hp_cct_node *fork_anchor;
+    /* the mark of the held call in progress that blocked the signal (hold_signal), in
+       its caller's frame; NULL when none */
+    volatile uintptr_t *held_mark;
     hp_sampling_stats stats;
 };
 
@@ -387,7 +390,51 @@ static void sample_signal_set(sigset_t *set)
     sigaddset(set, sample_signal);
 }
 
-hp_sampling_hold hp_sampling_hold_signal(hp_location *loc)
+/* The sampling signal if it is pending for the calling thread, taken (a raw system call:
+ * the C library's sigtimedwait is one of the calls wrapped). */
+static bool take_pending_signal(void)
+{
+    sigset_t ours;
+    sample_signal_set(&ours);
+    struct timespec zero = { 0, 0 };
+    return syscall(SYS_rt_sigtimedwait, &ours, NULL, &zero, _NSIG / 8) == sample_signal;
+}
+
+/* What a held call writes at its mark: the mark's address, scrambled, so that a stack
+ * slot reused by other calls is unlikely to hold it by chance. */
+static uintptr_t mark_value(volatile uintptr_t *mark)
+{
+    return (uintptr_t)mark ^ (uintptr_t)0x68706d6561737572u;
+}
+
+/* True when the held call that blocked the signal last (s->held_mark) was left without
+ * its release: a longjmp out of a program's signal handler that interrupted it. A hold
+ * made by a signal handler while that call waits lies below the kernel's signal frame
+ * (over a kilobyte) and finds the old mark intact. So the old call's frame is gone when
+ * the new mark is less than NEAR_MARK below the old one (the stack grows down; closer
+ * than that, the wrapper's own frame may span the old slot unwritten yet), or when the
+ * old one, inside the live stack, was overwritten. (A handler on an alternate stack
+ * above it is taken for stale: the release then unblocks the signal inside the handler,
+ * whose return puts the held call's mask back.) */
+static bool stale_hold(const struct hp_sampling *s, volatile uintptr_t *mark)
+{
+    enum { NEAR_MARK = 512 };
+    volatile uintptr_t *old = s->held_mark;
+    if (old == NULL)
+        return false;
+    return (uintptr_t)old <= (uintptr_t)mark + NEAR_MARK || *old != mark_value(old);
+}
+
+/* The signal has stayed blocked since a stale hold: the thread was not sampled in
+ * between. That time is dropped (charging it to the next held call would put compute
+ * time on a sleep), with the signal it left pending; sampling goes on from now. */
+static void drop_stale_hold(hp_location *loc)
+{
+    take_pending_signal();
+    take_interval(loc, hp_timer_now());
+}
+
+hp_sampling_hold hp_sampling_hold_signal(hp_location *loc, volatile uintptr_t *mark)
 {
     struct hp_sampling *s = loc->sampling;
     /* inside the core: hpmeasure's own waits, which need no care */
@@ -400,10 +447,19 @@ hp_sampling_hold hp_sampling_hold_signal(hp_location *loc)
        caller; inside the core it is not unwound, and the held sample gets its interval */
     hp_location_enter_core(loc);
     int rc = pthread_sigmask(SIG_BLOCK, &ours, &before);
+    bool blocked = rc == 0 && sigismember(&before, sample_signal);
+    if (blocked && stale_hold(s, mark)) { /* blocked by us, long ago: ours again */
+        drop_stale_hold(loc);
+        blocked = false;
+    }
     hp_location_leave_core(loc);
     if (rc != 0)
         return HP_HOLD_NONE;
-    return sigismember(&before, sample_signal) ? HP_HOLD_WAS_BLOCKED : HP_HOLD_BLOCKED;
+    if (blocked)
+        return HP_HOLD_WAS_BLOCKED;
+    *mark = mark_value(mark);
+    s->held_mark = mark;
+    return HP_HOLD_BLOCKED;
 }
 
 uint64_t hp_sampling_signals(const hp_location *loc)
@@ -422,30 +478,22 @@ void hp_sampling_remove_signal(sigset_t *set)
     sigdelset(set, sample_signal);
 }
 
-/* The sampling signal if it is pending for the calling thread, taken (a raw system call:
- * the C library's sigtimedwait is one of the calls wrapped). */
-static bool take_pending_signal(void)
-{
-    sigset_t ours;
-    sample_signal_set(&ours);
-    struct timespec zero = { 0, 0 };
-    return syscall(SYS_rt_sigtimedwait, &ours, NULL, &zero, _NSIG / 8) == sample_signal;
-}
-
 void hp_sampling_release(hp_location *loc, hp_sampling_hold hold, uintptr_t callee)
 {
+    if (hold != HP_HOLD_BLOCKED)
+        return; /* blocked by the program: its signal stays pending for it to unblock */
     int saved = errno;
     if (take_pending_signal() && loc->sampling != NULL) {
         loc->sampling->stats.held++;
         take_sample(loc, NULL, callee);
     }
-    if (hold == HP_HOLD_BLOCKED) { /* a signal that came since: as in hold_signal */
-        sigset_t ours;
-        sample_signal_set(&ours);
-        hp_location_enter_core(loc);
-        pthread_sigmask(SIG_UNBLOCK, &ours, NULL);
-        hp_location_leave_core(loc);
-    }
+    if (loc->sampling != NULL)
+        loc->sampling->held_mark = NULL;
+    sigset_t ours; /* a signal that comes now finds the core: as in hold_signal */
+    sample_signal_set(&ours);
+    hp_location_enter_core(loc);
+    pthread_sigmask(SIG_UNBLOCK, &ours, NULL);
+    hp_location_leave_core(loc);
     errno = saved;
 }
 
@@ -576,6 +624,7 @@ static struct hp_sampling *sampling_state(hp_location *loc)
         s->prev_anchor = NULL;
         s->prev_count = 0;
         s->quiet_until = 0;
+        s->held_mark = NULL; /* another thread's stack */
         return s;
     }
     s = hp_arena_alloc(&loc->arena, sizeof(*s));

@@ -107,15 +107,19 @@ void hp_sampling_fork_end(struct hp_location *loc);
  *
  * hp_sampling_hold_signal: when loc's thread is being sampled now (its timer ticks) and
  *   is outside the core, blocks the sampling signal and says whether it was blocked
- *   already; HP_HOLD_NONE (nothing done) otherwise.
+ *   already; HP_HOLD_NONE (nothing done) otherwise. mark is a word in the wrapper's
+ *   frame, live until the release: when it blocks the signal, the hold writes it, and
+ *   a later hold that finds the signal still blocked and that mark gone (a longjmp out
+ *   of a signal handler skipped the release) takes the block for its own again.
  * hp_sampling_add_signal / hp_sampling_remove_signal: for calls that install a signal
  *   mask of their own (ppoll, pselect, sigsuspend), or wait for a set of signals
  *   (sigtimedwait: the program never waits for ours).
- * hp_sampling_release: after the call, takes the sampling signal if it came meanwhile
- *   and adds the sample it would have taken, weighing the whole interval since the
- *   previous one, at the call's path: the caller's frames, with callee (the called
- *   function's address) innermost; then unblocks the signal unless it was blocked
- *   before. Keeps errno. So the time the call slept goes to it: wall-clock time. A
+ * hp_sampling_release: after a call that blocked the signal (HP_HOLD_BLOCKED), takes
+ *   the sampling signal if it came meanwhile and adds the sample it would have taken,
+ *   weighing the whole interval since the previous one, at the call's path: the
+ *   caller's frames, with callee (the called function's address) innermost; then
+ *   unblocks the signal. When the program had blocked it, nothing: the signal stays
+ *   pending until the program unblocks it, as without the wrapper. Keeps errno. So the time the call slept goes to it: wall-clock time. A
  *   signal that arrives as the mask changes finds the thread inside the core: it is not
  *   unwound (pthread_sigmask would show below the caller), and its interval goes on.
  *
@@ -126,7 +130,7 @@ typedef enum hp_sampling_hold {
     HP_HOLD_WAS_BLOCKED /* the program had blocked it already */
 } hp_sampling_hold;
 
-hp_sampling_hold hp_sampling_hold_signal(struct hp_location *loc);
+hp_sampling_hold hp_sampling_hold_signal(struct hp_location *loc, volatile uintptr_t *mark);
 /* The sampling signals loc's thread has received so far (0 when it is not sampled): a
  * call that does not wait tells by it whether its EINTR came from a sample. */
 uint64_t hp_sampling_signals(const struct hp_location *loc);

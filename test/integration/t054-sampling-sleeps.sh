@@ -8,12 +8,16 @@
 # <nanosleep>: the time the program measured itself, +-10%), each held call is a visit,
 # and hpmeasure's own calls (pthread_sigmask) show nowhere. The same under hp-run (the
 # preloaded library) and for two MPI ranks that sleep.
+# Then the review's cases (sleeps.c pool, more, jump): a thread that blocks every signal
+# is not charged a sample at its sleeps, nor handed SIGRTMIN+6 by sigtimedwait; thrd_sleep,
+# epoll_pwait2, semtimedop, msgrcv and sigwait last and return as plain; a longjmp out of
+# a held nanosleep leaves the sampling signal blocked only until the next blocking call.
 #
 # A busy machine only ever makes sleeps longer: a run whose sleeps took more than 5%
 # above the plain ones is run again once (plain and sampled), never one that returned
 # early, which is what sampling did before.
 . "$HP_SRCDIR/test/integration/lib.sh"
-plan 24
+plan 29
 
 # seconds NAME FILE: the time the line "NAME ... <seconds>" of FILE reports
 seconds() { awk -v n="$1" '$1 == n { print $NF }' "$2"; }
@@ -105,6 +109,34 @@ check_eq "no call path shows hpmeasure's own calls (pthread_sigmask, sigtimedwai
 # helper thread's 200 ms nanosleep.
 check "summary.txt: 35 samples held back by sleeps" \
     grep -Eq '^ +35  held back by sleeps and other blocking calls' nc/summary.txt
+
+# review() runs the review's modes: review-plain.out, review.out and experiment review
+review() {
+    rm -rf review
+    ./sleeps-plain pool more jump > review-plain.out 2>&1 &&
+        HP_SAMPLING_FREQUENCY=20000 HP_EXPERIMENT_DIRECTORY=review ./sleeps-nc pool more jump \
+            > review.out 2>&1
+}
+review
+overslept review.out review-plain.out 1.0 more && review
+check_eq "pool, more, jump: the program's results at 20 kHz" \
+    "pool ours=0;more thrd_sleep=0 epoll_pwait2=0 semtimedop=-1 Resource temporarily unavailable msgrcv=4 sigwait=SIGALRM;jump blocked=0" \
+    "$(results review.out | tr '\n' ';' | sed 's/;$//')"
+check_eq "plain gives the same" "$(results review-plain.out)" "$(results review.out)"
+check "more: five 0.2 s waits, 1.0 s +-5% ($(seconds more review.out)) as plain ($(seconds more review-plain.out))" \
+    like_plain "$(seconds more review.out)" 1.0 "$(seconds more review-plain.out)"
+$CUBEDUMP review/profile.cubex > review.dump 2>/dev/null
+# time PATH-REGEX: the summed inclusive time of the paths, any thread
+time_of() {
+    awk -F'\t' -v p="^sleeps-nc/$1\$" 'BEGIN { t = 0 }
+        $1 ~ p { sub(/^time_incl=/, "", $4); t += $4 } END { print t }' review.dump
+}
+t=$(time_of "(.*/)?pool_nap/$asan_frame[_a-z]*nanosleep")
+check "pool: the thread that blocks every signal has no sample at its sleeps ($t s, not its compute time)" \
+    test "$t" = 0
+t=$(time_of "main/run_jump/jump_compute")
+check "jump: sampled again after the next nanosleep: jump_compute 0.2 s +-10% ($t)" \
+    within "$t" 0.18 0.22
 
 check "build sleeps.c with --nocompiler -O2 -D_FORTIFY_SOURCE=2: poll is __poll_chk" sh -c \
     "hp-instrument --nocompiler gcc -O2 -D_FORTIFY_SOURCE=2 -o sleeps-fortify '$SLEEPS' -lpthread &&

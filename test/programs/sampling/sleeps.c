@@ -13,6 +13,16 @@
  *   signals  the program's own signals still interrupt: a helper thread sends SIGUSR1
  *            to the main thread 200 ms into a 2 s nanosleep (EINTR, about 1.8 s left in
  *            rem), and alarm(1) ends a sleep(3) after 1 s (it returns 2)
+ *   pool     a thread that blocks every signal (a thread pool's habit) runs 5 x (0.1 s
+ *            of pool_compute, 2 ms of pool_nap), then sigtimedwait on every signal with
+ *            a zero time-out for 0.1 s: it is never given SIGRTMIN+6 ("pool ours=0")
+ *   more     calls the C library makes through its internal functions, and System V
+ *            IPC: thrd_sleep 0.2 s, epoll_pwait2 with a 0.2 s time-out, semtimedop
+ *            0.2 s (EAGAIN), msgrcv of a message a helper thread sends after 0.2 s, and
+ *            sigwait on every signal (blocked) for setitimer's SIGALRM after 0.2 s
+ *   jump     a SIGALRM handler longjmps out of a 1 s nanosleep after 0.1 s; a 10 ms
+ *            nanosleep one call deeper follows: the sampling signal is no longer blocked
+ *            after it ("jump blocked=0"), and 0.2 s of jump_compute follow
  * A plain build and a sampled one must print the same, up to the times.
  */
 #define _GNU_SOURCE /* ppoll */
@@ -23,8 +33,13 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <setjmp.h>
 #include <sys/epoll.h>
+#include <sys/msg.h>
 #include <sys/select.h>
+#include <sys/sem.h>
+#include <sys/time.h>
+#include <threads.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -215,6 +230,157 @@ static void run_signals(void)
     printf("sleep %u got=%s %.3f\n", left_s, got == SIGALRM ? "SIGALRM" : "none", now() - t0);
 }
 
+static volatile double sink;
+
+static void spin(double seconds)
+{
+    double end = now() + seconds;
+    while (now() < end)
+        sink += 1;
+}
+
+__attribute__((noinline)) static void pool_compute(void)
+{
+    spin(0.1);
+}
+
+__attribute__((noinline)) static void pool_nap(void)
+{
+    struct timespec t = { 0, 2000000 };
+    nanosleep(&t, NULL);
+}
+
+static void *pool_worker(void *unused)
+{
+    (void)unused;
+    for (int i = 0; i < 5; i++) {
+        pool_compute();
+        pool_nap();
+    }
+    sigset_t all;
+    sigfillset(&all);
+    struct timespec zero = { 0, 0 };
+    int ours = 0;
+    double t0 = now();
+    while (now() - t0 < 0.1)
+        ours += sigtimedwait(&all, NULL, &zero) == SIGRTMIN + 6;
+    return (void *)(long)ours;
+}
+
+static void run_pool(void)
+{
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old); /* the new thread inherits it */
+    pthread_t worker;
+    double t0 = now();
+    pthread_create(&worker, NULL, pool_worker, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    void *ours;
+    pthread_join(worker, &ours);
+    printf("pool ours=%ld %.3f\n", (long)ours, now() - t0);
+}
+
+struct message {
+    long type;
+    char text[4];
+};
+
+static void *send_message(void *queue)
+{
+    struct timespec t = { 0, 200000000 };
+    nanosleep(&t, NULL);
+    struct message m = { 1, "abc" };
+    msgsnd(*(int *)queue, &m, sizeof(m.text), 0);
+    return NULL;
+}
+
+/* sigwait on every signal, all blocked, for a SIGALRM 0.2 s from now. */
+static int wait_alarm(void)
+{
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    struct itimerval at = { { 0, 0 }, { 0, 200000 } };
+    setitimer(ITIMER_REAL, &at, NULL);
+    int sig = 0;
+    sigwait(&all, &sig);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return sig;
+}
+
+static void run_more(void)
+{
+    double t0 = now();
+    struct timespec t = { 0, 200000000 };
+    int slept = thrd_sleep(&t, NULL);
+    int ep = epoll_create1(0);
+    struct epoll_event ev;
+    int polled = epoll_pwait2(ep, &ev, 1, &t, NULL);
+    int sem = semget(IPC_PRIVATE, 1, 0600);
+    struct sembuf down = { 0, -1, 0 };
+    int semrc = semtimedop(sem, &down, 1, &t);
+    const char *semerr = semrc < 0 ? strerror(errno) : "";
+    semctl(sem, 0, IPC_RMID);
+    int queue = msgget(IPC_PRIVATE, 0600);
+    pthread_t sender;
+    pthread_create(&sender, NULL, send_message, &queue);
+    struct message m;
+    ssize_t got_bytes = msgrcv(queue, &m, sizeof(m.text), 0, 0);
+    pthread_join(sender, NULL);
+    msgctl(queue, IPC_RMID, NULL);
+    int sig = wait_alarm();
+    printf("more thrd_sleep=%d epoll_pwait2=%d semtimedop=%d %s msgrcv=%zd sigwait=%s %.3f\n",
+           slept, polled, semrc, semerr, got_bytes,
+           sig == SIGALRM ? "SIGALRM" : sig == SIGRTMIN + 6 ? "SIGRTMIN+6" : "other",
+           now() - t0);
+}
+
+static jmp_buf jumped;
+
+static void jump_out(int sig)
+{
+    (void)sig;
+    longjmp(jumped, 1); /* not siglongjmp: the mask stays as the handler found it */
+}
+
+/* A nap one call deeper than the nanosleep left, over its frame. */
+__attribute__((noinline)) static void jump_nap(void)
+{
+    volatile char cover[4096];
+    for (size_t i = 0; i < sizeof(cover); i++)
+        cover[i] = 0;
+    struct timespec t = { 0, 10000000 };
+    nanosleep(&t, NULL);
+}
+
+__attribute__((noinline)) static void jump_compute(void)
+{
+    spin(0.2);
+}
+
+static void run_jump(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = jump_out;
+    sa.sa_flags = SA_NODEFER;
+    sigaction(SIGALRM, &sa, NULL);
+    double t0 = now();
+    if (setjmp(jumped) == 0) {
+        struct itimerval at = { { 0, 0 }, { 0, 100000 } };
+        setitimer(ITIMER_REAL, &at, NULL);
+        struct timespec t = { 1, 0 };
+        nanosleep(&t, NULL);
+    }
+    jump_nap();
+    sigset_t mask;
+    pthread_sigmask(SIG_SETMASK, NULL, &mask);
+    int blocked = sigismember(&mask, SIGRTMIN + 6);
+    jump_compute();
+    printf("jump blocked=%d %.3f\n", blocked, now() - t0);
+}
+
 int main(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++) {
@@ -230,8 +396,14 @@ int main(int argc, char **argv)
             run_zero();
         else if (strcmp(argv[i], "signals") == 0)
             run_signals();
+        else if (strcmp(argv[i], "pool") == 0)
+            run_pool();
+        else if (strcmp(argv[i], "more") == 0)
+            run_more();
+        else if (strcmp(argv[i], "jump") == 0)
+            run_jump();
         else {
-            fprintf(stderr, "usage: sleeps [nap|timeouts|abstime|waits|zero|signals]...\n");
+            fprintf(stderr, "usage: sleeps [nap|timeouts|abstime|waits|zero|signals|pool|more|jump]...\n");
             return 2;
         }
     }

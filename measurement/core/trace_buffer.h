@@ -106,6 +106,19 @@ static inline void hp_trace_add_args(hp_trace_buffer *b, hp_trace_kind kind, uin
     b->events++;
 }
 
+/* Room for slots events in a row, taken before a group of events that go in after some
+ * of their timestamps were read (an MPI call's message events go in at its end, with
+ * its start time): a flush in the middle of the group would move an event behind the
+ * flush and its successors back. A flush needed for the room is done now but recorded
+ * by the caller after the group, where its times belong: its start and end are in
+ * flush (0, 0 without a flush), for hp_trace_add_flush. Returns false when there is no
+ * room (the group's events are then counted as lost one by one). Adaptive buffers
+ * never flush: nothing is reserved. */
+bool hp_trace_reserve(hp_trace_buffer *b, size_t slots, uint64_t flush[2]);
+
+/* The TRACE BUFFER FLUSH region from start to end (Enter and Leave). */
+void hp_trace_add_flush(hp_trace_buffer *b, uint64_t start, uint64_t end);
+
 /* Another chunk without a flush, or false (async-signal-safe). */
 bool hp__trace_grow(hp_trace_buffer *b, size_t slots);
 

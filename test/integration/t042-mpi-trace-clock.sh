@@ -1,14 +1,14 @@
 #!/bin/sh
 # Clocks: ranks exchange messages after deliberately skewed delays, and in tight round
-# trips; in the trace every receive ends after its matching send began (timestamps of
-# all ranks mapped onto one global time). The ranks of one host share one tick-to-time
-# mapping (doc/tracing.md, "Clocks"), so no timestamp is corrected backwards and every
-# location's ClockOffset definitions carry the same two measurement times, with an
-# uncertainty of 0 on rank 0's host. MPICH's MPIR_CVAR_ODD_EVEN_CLIQUES=1 makes odd and
-# even ranks two pretend hosts: then the odd host's ranks share one measured,
-# positive uncertainty.
+# trips (also with trace buffer flushes); in the trace every receive ends after its
+# matching send began (timestamps of all ranks mapped onto one global time). The ranks
+# of one host share one tick-to-time mapping (doc/tracing.md, "Clocks"), so no
+# timestamp is corrected backwards and every location's ClockOffset definitions carry
+# the same two measurement times, with an uncertainty of 0 on rank 0's host. MPICH's
+# MPIR_CVAR_ODD_EVEN_CLIQUES=1 makes odd and even ranks two pretend hosts: then the odd
+# host's ranks share one measured, positive uncertainty.
 . "$HP_SRCDIR/test/integration/lib.sh"
-plan 15
+plan 19
 OTF2CHECK="$PY $HP_SRCDIR/test/tools/otf2check.py"
 
 # "location time offset stddev" of every ClockOffset definition, sorted by location.
@@ -54,6 +54,15 @@ check_eq "pingpong: no timestamp went backwards (stderr)" 0 "$(grep -c 'went bac
 # --strict: a message received before it was sent is a warning, hence a failure
 check "pingpong: otf2check.py --strict passes (1200 messages in order)" \
     sh -c "$OTF2CHECK --strict pp/traces.otf2 && $OTF2CHECK pp/traces.otf2 | grep -q ' 1200 matched pairs'"
+
+# A small trace buffer: flushes fall between an MPI call's start and the events it
+# appends at its end (MpiSend with the start's time); the flush region goes after them.
+HP_TRACE_BUFFER=256K HP_ENABLE_TRACING=true HP_EXPERIMENT_DIRECTORY=flush \
+    check "flushes: mpiexec -n 2, 8000 round trips" timeout 120 mpiexec -n 2 ./pingpong 8000
+check_eq "flushes: result" "total=64000000" "$(cat last.out)"
+check_eq "flushes: the buffer was flushed, no timestamp went backwards" "1 0" \
+    "$(grep -c 'flushed to disk' last.err) $(grep -c 'went backwards' last.err)"
+check "flushes: otf2check.py --strict passes" $OTF2CHECK --strict flush/traces.otf2
 
 # Two pretend hosts: ranks 1 and 3 share their leader's measured offset and uncertainty.
 MPIR_CVAR_ODD_EVEN_CLIQUES=1 HP_ENABLE_TRACING=true HP_EXPERIMENT_DIRECTORY=two \

@@ -82,28 +82,33 @@ void hp_trace_buffer_init(hp_trace_buffer *b);
 bool hp__trace_make_room(hp_trace_buffer *b, uint64_t *time, size_t slots, uint32_t kind,
                          uint32_t region);
 
-static inline void hp_trace_add(hp_trace_buffer *b, hp_trace_kind kind, uint32_t region,
-                                uint64_t time)
+/* Appends an event at time. Returns the time it was recorded with: later than time when
+ * a flush came first (events that share the time follow it with the returned one). */
+static inline uint64_t hp_trace_add(hp_trace_buffer *b, hp_trace_kind kind, uint32_t region,
+                                    uint64_t time)
 {
     if (unlikely(b->next == b->end) && !hp__trace_make_room(b, &time, 1, kind, region))
-        return;
+        return time;
     *b->next++ = (hp_trace_event){ time, (uint32_t)kind, region };
     b->events++;
+    return time;
 }
 
-/* An event with npayload payload slots (hp_trace_slots(kind) - 1), kept in one chunk. */
-static inline void hp_trace_add_args(hp_trace_buffer *b, hp_trace_kind kind, uint32_t id,
-                                     uint64_t time, const hp_trace_payload *payload,
-                                     size_t npayload)
+/* An event with npayload payload slots (hp_trace_slots(kind) - 1), kept in one chunk.
+ * Returns the time it was recorded with, as hp_trace_add. */
+static inline uint64_t hp_trace_add_args(hp_trace_buffer *b, hp_trace_kind kind, uint32_t id,
+                                         uint64_t time, const hp_trace_payload *payload,
+                                         size_t npayload)
 {
     if (unlikely((size_t)(b->end - b->next) < 1 + npayload) &&
         !hp__trace_make_room(b, &time, 1 + npayload, kind, id))
-        return;
+        return time;
     *b->next++ = (hp_trace_event){ time, (uint32_t)kind, id };
     for (size_t i = 0; i < npayload; i++)
         *b->next++ = (hp_trace_event){ payload[i].a, (uint32_t)payload[i].b,
                                        (uint32_t)(payload[i].b >> 32) };
     b->events++;
+    return time;
 }
 
 /* Room for slots events in a row, taken before a group of events that go in after some

@@ -8,7 +8,7 @@
 # MPIR_CVAR_ODD_EVEN_CLIQUES=1 makes odd and even ranks two pretend hosts: then the odd
 # host's ranks share one measured, positive uncertainty.
 . "$HP_SRCDIR/test/integration/lib.sh"
-plan 19
+plan 24
 OTF2CHECK="$PY $HP_SRCDIR/test/tools/otf2check.py"
 
 # "location time offset stddev" of every ClockOffset definition, sorted by location.
@@ -63,6 +63,17 @@ check_eq "flushes: result" "total=64000000" "$(cat last.out)"
 check_eq "flushes: the buffer was flushed, no timestamp went backwards" "1 0" \
     "$(grep -c 'flushed to disk' last.err) $(grep -c 'went backwards' last.err)"
 check "flushes: otf2check.py --strict passes" $OTF2CHECK --strict flush/traces.otf2
+# With a counter, each Enter and Leave has metric events at its time: a flush between
+# them moves the rest of the group, never one event alone.
+check "build ring_calls.c" hp-instrument mpicc -O1 -o ring "$PROGRAMS/mpi/ring_calls.c"
+HP_METRIC_RUSAGE=ru_minflt HP_OVERHEAD_BUDGET=0 HP_TRACE_BUFFER=256K HP_ENABLE_TRACING=true \
+    HP_EXPERIMENT_DIRECTORY=metric check "flushes with a counter: mpiexec -n 2" \
+    timeout 120 mpiexec -n 2 ./ring 2000
+check_eq "flushes with a counter: result" "total=3998000 calls=1180000" "$(cat last.out)"
+check_eq "flushes with a counter: no timestamp went backwards" "1 0" \
+    "$(grep -c 'flushed to disk' last.err) $(grep -c 'went backwards' last.err)"
+check "flushes with a counter: otf2check.py --strict passes" \
+    $OTF2CHECK --strict metric/traces.otf2
 
 # Two pretend hosts: ranks 1 and 3 share their leader's measured offset and uncertainty.
 MPIR_CVAR_ODD_EVEN_CLIQUES=1 HP_ENABLE_TRACING=true HP_EXPERIMENT_DIRECTORY=two \

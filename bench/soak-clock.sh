@@ -54,8 +54,7 @@ while [ $i -lt "$RUNS" ]; do
             echo "run $i $p: exit $status, otf2check $check, $n went-backwards warnings"
             cp check.out "fail-$i-$p.out"
         fi
-        l=$(sed -n 's/.*WARN.*p2p: \([0-9]*\) matched messages are received before.*/\1/p' \
-            check.out)
+        l=$(sed -n 's/.* \([0-9]*\) matched messages are received before.*/\1/p' check.out)
         late=$((late + ${l:-0}))
         m=$(sed -n 's/.*smallest receive-minus-send margin \(-*[0-9]*\) ticks.*/\1/p' check.out)
         [ -n "$m" ] && keep_min margin "$m"

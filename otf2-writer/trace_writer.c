@@ -69,6 +69,10 @@ struct hp_trace_writer {
     unsigned halvings;    /* of the next location hp_trace_writer_location writes */
     OTF2_AttributeList *sample_attributes;
 
+    bool clock_error_set;           /* write ClockOffset definitions (MPI runs) */
+    uint64_t clock_time[2];         /* global times of the two offset measurements */
+    double clock_error[2];          /* and the uncertainty of the mapping then, ns */
+
     uint64_t clamped;              /* timestamps raised to keep a location monotonic */
     uint64_t first_time, last_time; /* range of the timestamps written by this process */
 
@@ -1261,9 +1265,33 @@ int hp_trace_writer_global_defs(hp_trace_writer *w, const hp_profile *p,
 
 /* ------------------------------------------------------------------ close */
 
-/* Local definitions: none (all ids are global), but every location needs its .def
- * file, empty like Score-P's: without it otf2-print complains and the Python reader
- * fails. */
+void hp_trace_writer_set_clock_error(hp_trace_writer *w, uint64_t t_init, double err_init,
+                                     uint64_t t_fin, double err_fin)
+{
+    w->clock_error_set = true;
+    w->clock_time[0] = t_init;
+    w->clock_time[1] = t_fin > t_init ? t_fin : t_init;
+    w->clock_error[0] = err_init;
+    w->clock_error[1] = err_fin;
+}
+
+/* Two ClockOffsets per location: offset 0, since its timestamps are already global
+ * (readers that apply offsets change nothing), and the standard deviation says how
+ * far the mapping onto the reference host's clock may be off. */
+static int write_clock_offsets(hp_trace_writer *w, OTF2_DefWriter *dw, char *err,
+                               size_t errlen)
+{
+    int rc = 0;
+    for (int i = 0; i < 2 && w->clock_error_set; i++)
+        rc |= check_otf2(w, OTF2_DefWriter_WriteClockOffset(dw, w->clock_time[i], 0,
+                                                            w->clock_error[i]),
+                         "OTF2_DefWriter_WriteClockOffset", err, errlen);
+    return rc;
+}
+
+/* Local definitions: no ids (all ids are global), but every location needs its .def
+ * file, empty like Score-P's without clock offsets: without it otf2-print complains
+ * and the Python reader fails. */
 static int write_local_defs(hp_trace_writer *w, char *err, size_t errlen)
 {
     /* No early return: Open/CloseDefFiles are collective. */
@@ -1271,12 +1299,14 @@ static int write_local_defs(hp_trace_writer *w, char *err, size_t errlen)
                         err, errlen);
     for (size_t i = 0; i < w->nlocations; i++) {
         OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(w->archive, w->locations[i]);
-        if (dw == NULL)
+        if (dw == NULL) {
             rc |= check_otf2(w, OTF2_ERROR_INVALID_CALL, "OTF2_Archive_GetDefWriter", err,
                              errlen);
-        else
-            rc |= check_otf2(w, OTF2_Archive_CloseDefWriter(w->archive, dw),
-                             "OTF2_Archive_CloseDefWriter", err, errlen);
+            continue;
+        }
+        rc |= write_clock_offsets(w, dw, err, errlen);
+        rc |= check_otf2(w, OTF2_Archive_CloseDefWriter(w->archive, dw),
+                         "OTF2_Archive_CloseDefWriter", err, errlen);
     }
     rc |= check_otf2(w, OTF2_Archive_CloseDefFiles(w->archive), "OTF2_Archive_CloseDefFiles",
                      err, errlen);

@@ -117,6 +117,13 @@ int hp_trace_writer_close(hp_trace_writer *w, char *err, size_t errlen);
  * wrapped), negative results become 0. Use it to compute first/last for global_defs. */
 uint64_t hp_trace_clock_map(const hp_trace_clock *clock, uint64_t t);
 
+/* MPI runs: the uncertainty of this process's clock mapping (ns of global time) at the
+ * two times (global) its host's offset was measured; every location of the process
+ * gets two ClockOffset definitions (offset 0: timestamps are written global) carrying
+ * them as standard deviation. Without a call no ClockOffset is written. */
+void hp_trace_writer_set_clock_error(hp_trace_writer *w, uint64_t t_init, double err_init,
+                                     uint64_t t_fin, double err_fin);
+
 /* Timestamps this process raised to the previous one of their location because the
  * clock mapping made them go backwards (OTF2 refuses decreasing timestamps). */
 uint64_t hp_trace_writer_clamped(const hp_trace_writer *w);

@@ -216,9 +216,15 @@ static HP_COLD void trace_mpi_events(hp_location *loc, const hp_mpi_frame *f, ui
     }
 }
 
+/* What a traced MPI call appends at its end, at most: its message, request and
+ * collective events (16 slots), counter values (2 each), its Leave, and a flush region
+ * (hp_trace_reserve). */
+enum { MPI_LEAVE_SLOTS = 16 + 2 * HP_METRICS_MAX + 1 + 2 };
+
 /* Leaves the MPI region of f at now (inside the core). */
 static inline void leave_mpi_region(hp_location *loc, const hp_mpi_frame *f, uint64_t now)
 {
+    uint64_t flush[2] = { 0, 0 };
     uintptr_t addr = (uintptr_t)atomic_load_explicit(&mpi_regions[f->fn],
                                                      memory_order_relaxed);
     uint64_t ticks = 0;
@@ -227,8 +233,10 @@ static inline void leave_mpi_region(hp_location *loc, const hp_mpi_frame *f, uin
     } else {
         hp_cct_node *node = loc->sp[-1].node;
         ticks = now - loc->sp[-1].start;
-        if (unlikely(loc->tracing) && f->trace != 0 && node != NULL)
+        if (unlikely(loc->tracing) && f->trace != 0 && node != NULL) {
+            hp_trace_reserve(&loc->trace, MPI_LEAVE_SLOTS, flush);
             trace_mpi_events(loc, f, loc->sp[-1].start, now);
+        }
         if (likely(node != NULL)) {
             node->bytes_sent += f->bytes_sent;
             node->bytes_received += f->bytes_received;
@@ -236,6 +244,8 @@ static inline void leave_mpi_region(hp_location *loc, const hp_mpi_frame *f, uin
             node->messages_received += f->messages_received;
         }
         hp_event_pop(loc, now);
+        if (unlikely(flush[1] != 0)) /* after the call's events: it happened after them */
+            hp_trace_add_flush(&loc->trace, flush[0], flush[1]);
     }
     loc->mpi_ticks += ticks;
     if (unlikely(f->path_anchor != NULL)) { /* the unwound path below the anchor */

@@ -16,8 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <unistd.h>
-
 #include "adapters/mpi/mpi_comms.h"
 #include "adapters/mpi/mpi_trace.h"
 #include "adapters/mpi/mpi_transport.h"
@@ -272,73 +270,10 @@ static void write_trace(const char *directory, const hp_profile *merged, MPI_Com
     free(map);
 }
 
-/* Offset of this rank's monotonic clock against rank 0's, in ns (0 on rank 0): rank 0
- * exchanges a few round trips with every rank on another host in turn and takes the one
- * with the shortest round trip (the smallest error); the rank learns its offset from
- * rank 0. Ranks on rank 0's host share its CLOCK_MONOTONIC exactly, so they measure
- * nothing: a measured offset could only add the error of an asymmetric round trip. */
-enum { SYNC_ROUNDS = 10, SYNC_TAG = 7302, HOST_SIZE = 256 };
-
-static double measure_offset(MPI_Comm comm, int rank, int size)
-{
-    char host[HOST_SIZE] = "", root_host[HOST_SIZE] = "";
-    gethostname(host, sizeof(host) - 1);
-    memcpy(root_host, host, sizeof(host));
-    PMPI_Bcast(root_host, HOST_SIZE, MPI_CHAR, 0, comm);
-    int remote = strcmp(host, root_host) != 0;
-    int *remote_ranks = rank == 0 ? calloc((size_t)size, sizeof(int)) : NULL;
-    PMPI_Gather(&remote, 1, MPI_INT, remote_ranks, 1, MPI_INT, 0, comm);
-    double offset = 0;
-    for (int peer = 1; peer < size; peer++) {
-        int measured = rank == 0 ? (remote_ranks != NULL && remote_ranks[peer]) : remote;
-        if (!measured)
-            continue;
-        if (rank == 0) {
-            double best_rtt = 1e300, best = 0;
-            for (int i = 0; i < SYNC_ROUNDS; i++) {
-                uint64_t t_remote, t_send = hp_timer_monotonic_ns();
-                PMPI_Send(&t_send, 1, MPI_UINT64_T, peer, SYNC_TAG, comm);
-                PMPI_Recv(&t_remote, 1, MPI_UINT64_T, peer, SYNC_TAG, comm,
-                          MPI_STATUS_IGNORE);
-                uint64_t t_back = hp_timer_monotonic_ns();
-                double rtt = (double)(t_back - t_send);
-                if (rtt < best_rtt) {
-                    best_rtt = rtt;
-                    best = (double)t_remote - ((double)t_send + rtt / 2);
-                }
-            }
-            PMPI_Send(&best, 1, MPI_DOUBLE, peer, SYNC_TAG, comm);
-        } else if (rank == peer) {
-            for (int i = 0; i < SYNC_ROUNDS; i++) {
-                uint64_t t;
-                PMPI_Recv(&t, 1, MPI_UINT64_T, 0, SYNC_TAG, comm, MPI_STATUS_IGNORE);
-                t = hp_timer_monotonic_ns();
-                PMPI_Send(&t, 1, MPI_UINT64_T, 0, SYNC_TAG, comm);
-            }
-            PMPI_Recv(&offset, 1, MPI_DOUBLE, 0, SYNC_TAG, comm, MPI_STATUS_IGNORE);
-        }
-    }
-    free(remote_ranks);
-    return offset;
-}
-
-static uint64_t sync_time_init;
-static double sync_offset_init;
-
-void hp_mpi_trace_sync_clocks(void)
-{
-    const hp_transport *t = hp__mpi_transport();
-    sync_time_init = hp_timer_monotonic_ns();
-    sync_offset_init = measure_offset(hp__mpi_transport_comm(), t->rank, t->size);
-}
-
-/* The clocks are measured again now, so the trace can correct drift between MPI_Init
- * and MPI_Finalize. */
+/* The clocks are measured again now (mpi_clock.c), so the trace can correct drift
+ * between MPI_Init and MPI_Finalize. */
 void hp_mpi_trace_write(const hp_transport *t, const char *directory, const hp_profile *merged)
 {
-    MPI_Comm comm = hp__mpi_transport_comm();
-    uint64_t t_fin = hp_timer_monotonic_ns();
-    double off_fin = measure_offset(comm, t->rank, t->size);
-    hp_trace_output_set_offsets(sync_time_init, sync_offset_init, t_fin, off_fin);
-    write_trace(directory, merged, comm, t->rank, t->size);
+    hp_mpi_trace_finish_clocks();
+    write_trace(directory, merged, hp__mpi_transport_comm(), t->rank, t->size);
 }

@@ -11,9 +11,15 @@
 #include "profile/profile.h"
 
 /* Collective over the MPI transport (mpi_transport.h), after MPI_Init when the
- * configuration asks for a trace (the same on every rank): measures this rank's clock
- * offset against rank 0's; the trace measures it again at finalize. */
+ * configuration asks for a trace (the same on every rank): groups the ranks by host,
+ * takes the host leader's timer reference and measures the host's clock offset against
+ * rank 0's host (mpi_clock.c). */
 void hp_mpi_trace_sync_clocks(void);
+
+/* Collective, at finalize before the trace is written: the host leader's tick rate and
+ * the second offset measurement; installs the host's clock for the trace output.
+ * Nothing without an earlier hp_mpi_trace_sync_clocks. */
+void hp_mpi_trace_finish_clocks(void);
 
 /* The MPI transport's trace step (hp_transport.write_trace), collective: every rank
  * writes its locations into directory/traces.otf2; merged is the job's unified profile

@@ -47,9 +47,10 @@ static inline void hp_event_enter(hp_location *loc, hp_region *r, uintptr_t addr
         hp__metrics_enter(loc->metrics, node->counters);
     f->start = hp_timer_now();
     if (unlikely(loc->tracing) && node != NULL) {
-        hp_trace_add(&loc->trace, HP_TRACE_ENTER, r->id, f->start);
+        /* after a flush the visit starts when the trace says: the flush is not in it */
+        f->start = hp_trace_add(&loc->trace, HP_TRACE_ENTER, r->id, f->start);
         if (loc->metrics != NULL)
-            hp_metrics_trace(loc->metrics, &loc->trace, f->start);
+            f->start = hp_metrics_trace(loc->metrics, &loc->trace, f->start);
     }
 }
 
@@ -63,9 +64,10 @@ static inline void hp_event_pop(hp_location *loc, uint64_t now)
         if (unlikely(loc->metrics != NULL))
             hp__metrics_exit(loc->metrics, f->node->counters);
         if (unlikely(loc->tracing)) {
+            uint64_t t = now; /* the Leave follows its metric events, also after a flush */
             if (loc->metrics != NULL)
-                hp_metrics_trace(loc->metrics, &loc->trace, now);
-            hp_trace_add(&loc->trace, HP_TRACE_LEAVE, f->node->region->id, now);
+                t = hp_metrics_trace(loc->metrics, &loc->trace, now);
+            hp_trace_add(&loc->trace, HP_TRACE_LEAVE, f->node->region->id, t);
         }
         loc->current = f->parent;
     } else if (f->start == HP_FRAME_FOLDED) {

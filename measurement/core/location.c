@@ -305,9 +305,10 @@ void hp_location_bind(hp_location *loc)
         hp__metrics_enter(loc->metrics, loc->cct.root->counters);
     loc->start_time = hp_timer_now();
     if (loc->tracing) { /* the program root: a thread's first event is an Enter */
-        hp_trace_add(&loc->trace, HP_TRACE_ENTER, loc->cct.root->region->id, loc->start_time);
+        uint64_t t = hp_trace_add(&loc->trace, HP_TRACE_ENTER, loc->cct.root->region->id,
+                                  loc->start_time);
         if (loc->metrics != NULL)
-            hp_metrics_trace(loc->metrics, &loc->trace, loc->start_time);
+            hp_metrics_trace(loc->metrics, &loc->trace, t);
     }
     hp__tls_location = loc;
 }
@@ -378,6 +379,7 @@ void hp_location_close(hp_location *loc, uint64_t now)
     const hp_stack_chunk *c = loc->chunk;
     const hp_frame *f = loc->sp;
     hp_cct_node *inner_parent = loc->current; /* the node above the frame at hand */
+    uint64_t trace_now = now; /* later after a flush: the Leaves that follow keep order */
     for (uint64_t n = loc->depth; n > 0; n--) {
         if (f == c->base) {
             if (c->prev == NULL)
@@ -398,8 +400,9 @@ void hp_location_close(hp_location *loc, uint64_t now)
                 hp_cct_path_counters(f->parent, outer_node(loc, c, f), m->last, m->n, 1);
             if (loc->tracing) { /* innermost first: the trace stays balanced */
                 if (m != NULL)
-                    hp_metrics_trace(m, &loc->trace, now);
-                hp_trace_add(&loc->trace, HP_TRACE_LEAVE, f->node->region->id, now);
+                    trace_now = hp_metrics_trace(m, &loc->trace, trace_now);
+                trace_now = hp_trace_add(&loc->trace, HP_TRACE_LEAVE, f->node->region->id,
+                                         trace_now);
             }
         } else if (f->start != HP_FRAME_FOLDED && f->start <= now) {
             /* a path frame (hp_event_push_path): its path has the time, as at its pop */
@@ -420,8 +423,8 @@ void hp_location_close(hp_location *loc, uint64_t now)
         hp_metrics_add_last(m, root->counters);
     if (loc->tracing) {
         if (m != NULL)
-            hp_metrics_trace(m, &loc->trace, now);
-        hp_trace_add(&loc->trace, HP_TRACE_LEAVE, root->region->id, now);
+            trace_now = hp_metrics_trace(m, &loc->trace, trace_now);
+        hp_trace_add(&loc->trace, HP_TRACE_LEAVE, root->region->id, trace_now);
     }
 }
 

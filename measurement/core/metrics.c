@@ -209,10 +209,11 @@ void hp__metrics_exit(hp_metrics *m, uint64_t *counters)
         counters[i] += m->last[i];
 }
 
-void hp_metrics_trace(const hp_metrics *m, hp_trace_buffer *b, uint64_t time)
+uint64_t hp_metrics_trace(const hp_metrics *m, hp_trace_buffer *b, uint64_t time)
 {
     for (unsigned i = 0; i < m->n; i++) {
         hp_trace_payload value = { m->last[i] - HP_METRICS_BIAS, 0 };
-        hp_trace_add_args(b, HP_TRACE_METRIC, i, time, &value, 1);
+        time = hp_trace_add_args(b, HP_TRACE_METRIC, i, time, &value, 1);
     }
+    return time;
 }

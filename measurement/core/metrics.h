@@ -136,8 +136,9 @@ static inline void hp_metrics_add_last(const hp_metrics *m, uint64_t *counters)
         counters[i] += m->last[i];
 }
 
-/* With tracing: one metric event per counter at time, with the last values read. */
-void hp_metrics_trace(const hp_metrics *m, hp_trace_buffer *b, uint64_t time);
+/* With tracing: one metric event per counter at time, with the last values read.
+ * Returns the time they were recorded with (later after a flush: see hp_trace_add). */
+uint64_t hp_metrics_trace(const hp_metrics *m, hp_trace_buffer *b, uint64_t time);
 
 /* The value a node's counter i holds for a profile: as stored when its visits are closed,
  * plus the location's last values while a visit is open (see above). */

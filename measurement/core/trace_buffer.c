@@ -233,6 +233,31 @@ bool hp__trace_grow(hp_trace_buffer *b, size_t slots)
     return reuse_next_chunk(b) || (b->chunks < chunk_limit && append_new_chunk(b));
 }
 
+/* Writes the chunks out to make room: the flush's span in *start, *end (counted), or
+ * false (counted as lost) when nothing can be flushed or the write failed. */
+static bool flush_for_room(hp_trace_buffer *b, uint64_t *start, uint64_t *end)
+{
+    if (b->first == NULL) { /* not even one chunk: nothing to flush */
+        b->lost++;
+        return false;
+    }
+    *start = hp_timer_now();
+    if (!flush_to_spill_file(b)) {
+        b->lost++;
+        return false;
+    }
+    *end = hp_timer_now();
+    b->flushes++;
+    return true;
+}
+
+void hp_trace_add_flush(hp_trace_buffer *b, uint64_t start, uint64_t end)
+{
+    uint32_t id = flush_region != NULL ? flush_region->id : 0;
+    hp_trace_add(b, HP_TRACE_ENTER, id, start);
+    hp_trace_add(b, HP_TRACE_LEAVE, id, end > start ? end : start);
+}
+
 bool hp__trace_make_room(hp_trace_buffer *b, uint64_t *time, size_t slots, uint32_t kind,
                          uint32_t region)
 {
@@ -242,29 +267,26 @@ bool hp__trace_make_room(hp_trace_buffer *b, uint64_t *time, size_t slots, uint3
         return bins_make_room(b, *time, kind, region);
     if (hp__trace_grow(b, slots))
         return true;
-    if (b->first == NULL) { /* not even one chunk: nothing to flush */
-        b->lost++;
+    uint64_t start, end;
+    if (!flush_for_room(b, &start, &end))
         return false;
-    }
-    uint64_t start = hp_timer_now();
-    if (!flush_to_spill_file(b)) {
-        b->lost++;
-        return false;
-    }
-    uint64_t end = hp_timer_now();
-    b->flushes++;
-    uint32_t id = flush_region != NULL ? flush_region->id : 0;
     /* The flush starts after every event written so far and the pending event moves
      * behind it, so the location's events stay in time order. */
     if (start < *time)
         start = *time;
-    if (end < start)
-        end = start;
-    *b->next++ = (hp_trace_event){ start, HP_TRACE_ENTER, id };
-    *b->next++ = (hp_trace_event){ end, HP_TRACE_LEAVE, id };
-    b->events += 2;
-    *time = end;
+    hp_trace_add_flush(b, start, end);
+    *time = end > start ? end : start;
     return true;
+}
+
+bool hp_trace_reserve(hp_trace_buffer *b, size_t slots, uint64_t flush[2])
+{
+    flush[0] = flush[1] = 0;
+    if (b->next != NULL && (size_t)(b->end - b->next) >= slots)
+        return true;
+    if (adaptive_bytes != 0 && bins_ready(b))
+        return true; /* the bins make room event by event, without flushes */
+    return hp__trace_grow(b, slots) || flush_for_room(b, &flush[0], &flush[1]);
 }
 
 void hp__trace_add_sample_slow(hp_trace_buffer *b, uint64_t time, const void *node,

@@ -82,29 +82,47 @@ void hp_trace_buffer_init(hp_trace_buffer *b);
 bool hp__trace_make_room(hp_trace_buffer *b, uint64_t *time, size_t slots, uint32_t kind,
                          uint32_t region);
 
-static inline void hp_trace_add(hp_trace_buffer *b, hp_trace_kind kind, uint32_t region,
-                                uint64_t time)
+/* Appends an event at time. Returns the time it was recorded with: later than time when
+ * a flush came first (events that share the time follow it with the returned one). */
+static inline uint64_t hp_trace_add(hp_trace_buffer *b, hp_trace_kind kind, uint32_t region,
+                                    uint64_t time)
 {
     if (unlikely(b->next == b->end) && !hp__trace_make_room(b, &time, 1, kind, region))
-        return;
+        return time;
     *b->next++ = (hp_trace_event){ time, (uint32_t)kind, region };
     b->events++;
+    return time;
 }
 
-/* An event with npayload payload slots (hp_trace_slots(kind) - 1), kept in one chunk. */
-static inline void hp_trace_add_args(hp_trace_buffer *b, hp_trace_kind kind, uint32_t id,
-                                     uint64_t time, const hp_trace_payload *payload,
-                                     size_t npayload)
+/* An event with npayload payload slots (hp_trace_slots(kind) - 1), kept in one chunk.
+ * Returns the time it was recorded with, as hp_trace_add. */
+static inline uint64_t hp_trace_add_args(hp_trace_buffer *b, hp_trace_kind kind, uint32_t id,
+                                         uint64_t time, const hp_trace_payload *payload,
+                                         size_t npayload)
 {
     if (unlikely((size_t)(b->end - b->next) < 1 + npayload) &&
         !hp__trace_make_room(b, &time, 1 + npayload, kind, id))
-        return;
+        return time;
     *b->next++ = (hp_trace_event){ time, (uint32_t)kind, id };
     for (size_t i = 0; i < npayload; i++)
         *b->next++ = (hp_trace_event){ payload[i].a, (uint32_t)payload[i].b,
                                        (uint32_t)(payload[i].b >> 32) };
     b->events++;
+    return time;
 }
+
+/* Room for slots events in a row, taken before a group of events that go in after some
+ * of their timestamps were read (an MPI call's message events go in at its end, with
+ * its start time): a flush in the middle of the group would move an event behind the
+ * flush and its successors back. A flush needed for the room is done now but recorded
+ * by the caller after the group, where its times belong: its start and end are in
+ * flush (0, 0 without a flush), for hp_trace_add_flush. Returns false when there is no
+ * room (the group's events are then counted as lost one by one). Adaptive buffers
+ * never flush: nothing is reserved. */
+bool hp_trace_reserve(hp_trace_buffer *b, size_t slots, uint64_t flush[2]);
+
+/* The TRACE BUFFER FLUSH region from start to end (Enter and Leave). */
+void hp_trace_add_flush(hp_trace_buffer *b, uint64_t start, uint64_t end);
 
 /* Another chunk without a flush, or false (async-signal-safe). */
 bool hp__trace_grow(hp_trace_buffer *b, size_t slots);

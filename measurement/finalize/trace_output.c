@@ -4,6 +4,7 @@
 #include "trace_output.h"
 
 #include "measurement/core/trace_bins.h"
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,32 +14,48 @@
 #include "measurement/finalize/trace_contexts.h"
 #include "util/log.h"
 
-static uint64_t sync_t_init, sync_t_fin;
-static double sync_off_init, sync_off_fin;
+static hp_trace_host_clock host_clock;
+static bool host_clock_set;
 
-void hp_trace_output_set_offsets(uint64_t t_init, double off_init, uint64_t t_fin,
-                                 double off_fin)
+void hp_trace_output_set_host_clock(const hp_trace_host_clock *c)
 {
-    sync_t_init = t_init;
-    sync_off_init = off_init;
-    sync_t_fin = t_fin;
-    sync_off_fin = off_fin;
+    host_clock = *c;
+    host_clock_set = true;
 }
 
-/* ticks -> ns of the monotonic clock: ns(t) = (t - t0) * s + o. With offsets measured at
- * T_init and T_fin, global(t) = ns(t) - off(ns(t)) where off interpolates linearly:
- * off(x) = off_init + k (x - T_init), k = (off_fin - off_init) / (T_fin - T_init); that is
- * again linear in t: slope (1 - k) s, offset (1 - k) o + k T_init - off_init. */
+/* The process's own calibration, without offsets (serial programs). */
+static hp_trace_host_clock own_clock(void)
+{
+    hp_trace_host_clock c = { .ticks_per_second = hp_timer_ticks_per_second() };
+    hp_timer_reference(&c.ticks, &c.ns);
+    return c;
+}
+
+/* ticks -> ns of the host's monotonic clock: ns(t) = (t - t0) * s + o. With offsets
+ * measured at T_init and T_fin, global(t) = ns(t) - off(ns(t)) where off interpolates
+ * linearly: off(x) = off_init + k (x - T_init), k = (off_fin - off_init) / (T_fin -
+ * T_init); that is again linear in t: slope (1 - k) s, offset (1 - k) o + k T_init -
+ * off_init. Every process of a host computes the same numbers from the same input. */
 hp_trace_clock hp_trace_output_clock(void)
 {
-    uint64_t ticks, ns;
-    hp_timer_reference(&ticks, &ns);
-    double s = 1e9 / hp_timer_ticks_per_second(), o = (double)ns;
-    double k = sync_t_fin > sync_t_init
-                   ? (sync_off_fin - sync_off_init) / (double)(sync_t_fin - sync_t_init)
-                   : 0.0;
-    return (hp_trace_clock){ ticks, (1 - k) * s,
-                             (1 - k) * o + k * (double)sync_t_init - sync_off_init };
+    hp_trace_host_clock c = host_clock_set ? host_clock : own_clock();
+    double s = 1e9 / c.ticks_per_second, o = (double)c.ns;
+    double k = c.t_fin > c.t_init ? (c.off_fin - c.off_init) / (double)(c.t_fin - c.t_init)
+                                  : 0.0;
+    return (hp_trace_clock){ c.ticks, (1 - k) * s,
+                             (1 - k) * o + k * (double)c.t_init - c.off_init };
+}
+
+/* The uncertainty of the mapping at the two offset measurements, in global time, for
+ * the ClockOffset definitions of every location (MPI runs only). */
+static void set_clock_error(hp_trace_writer *w)
+{
+    if (!host_clock_set)
+        return;
+    const hp_trace_host_clock *c = &host_clock;
+    double init = (double)c->t_init - c->off_init, fin = (double)c->t_fin - c->off_fin;
+    hp_trace_writer_set_clock_error(w, init > 0 ? (uint64_t)init : 0, c->err_init,
+                                    fin > 0 ? (uint64_t)fin : 0, c->err_fin);
 }
 
 /* Locations by id, as the profile orders them (ids have no gaps once published). */
@@ -158,6 +175,7 @@ int hp_trace_output_locations(hp_trace_writer *w, int rank, const uint32_t *regi
     if (hp_trace_adaptive() && hp_trace_writer_set_adaptive(w) < 0)
         hp_warn("trace: no OTF2 attribute list: samples are written without their numbers");
     hp_trace_clock clock = hp_trace_output_clock();
+    set_clock_error(w);
     uint64_t clamped_before = hp_trace_writer_clamped(w);
     int rc = 0;
     for (size_t i = 0; i < n; i++) {

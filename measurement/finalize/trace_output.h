@@ -1,9 +1,10 @@
 /*
  * Turning the locations' trace buffers into the OTF2 archive of the experiment, at the
  * end of measurement: the glue between the core (locations, regions, timer) and the
- * OTF2 writer (otf2-writer/). Global time is nanoseconds of CLOCK_MONOTONIC: every
- * process maps its timer ticks onto it with the reference pair taken at start-up, so
- * the processes of one node agree without exchanging messages.
+ * OTF2 writer (otf2-writer/). Global time is nanoseconds of CLOCK_MONOTONIC of the
+ * reference host (MPI rank 0's): the processes of one host map their timer ticks onto
+ * it with one shared mapping (hp_trace_output_set_host_clock), other hosts add their
+ * measured offset.
  */
 #ifndef HP_MEASUREMENT_TRACE_OUTPUT_H
 #define HP_MEASUREMENT_TRACE_OUTPUT_H
@@ -17,11 +18,23 @@
 /* This process's mapping of timer ticks to global time. */
 hp_trace_clock hp_trace_output_clock(void);
 
-/* Offsets of this process's monotonic clock against the reference process (MPI rank 0),
- * measured at two times (ns of this process's clock): global time is then corrected by
- * linear interpolation between them. Without a call the correction is zero. */
-void hp_trace_output_set_offsets(uint64_t t_init, double off_init, uint64_t t_fin,
-                                 double off_fin);
+/* The clock of this process's host (MPI runs): every process on one host maps its ticks
+ * with the same numbers, so their events keep the order the host's counter gave them.
+ * The host's first rank took the reference pair and the tick rate; its host leader
+ * measured the offset of the host's CLOCK_MONOTONIC against the reference host's at
+ * MPI_Init and MPI_Finalize (0 on the reference host), with the uncertainty of each
+ * measurement (half the shortest round trip; 0 on the reference host). */
+typedef struct hp_trace_host_clock {
+    uint64_t ticks, ns;       /* reference pair: timer ticks and monotonic ns read together */
+    double ticks_per_second;  /* of the timer */
+    uint64_t t_init, t_fin;   /* host monotonic ns at the two offset measurements */
+    double off_init, off_fin; /* host clock minus reference clock, ns */
+    double err_init, err_fin; /* uncertainty of off_init and off_fin, ns */
+} hp_trace_host_clock;
+
+/* Uses c for this process's mapping from now on. Without a call (serial programs) the
+ * process maps its ticks with its own calibration and no offset. */
+void hp_trace_output_set_host_clock(const hp_trace_host_clock *c);
 
 /* The global time span of the events this process wrote into w (UINT64_MAX, 0 when it
  * wrote none), to be reduced with min/max over the processes. */

@@ -394,7 +394,7 @@ def report(tasks, results):
     if len(done) < len(tasks):
         text += "\n(partial: %d of %d tasks done)\n" % (len(done), len(tasks))
     if problems:
-        text += "\n%d problems:\n\n%s\n" % (len(problems), "\n".join(sorted(problems)))
+        text += "\nProblems (%d):\n\n%s\n" % (len(problems), "\n".join(sorted(problems)))
     return text, len(problems)
 
 

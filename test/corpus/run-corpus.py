@@ -144,13 +144,18 @@ def set_of(path):
 
 # ---------------------------------------------------------------- one task
 
-def run(cmd, cwd, env, timeout, stdin=subprocess.DEVNULL):
-    """(exit status or 'timeout', stdout, stderr) of a command."""
+def run(cmd, cwd, env, timeout):
+    """(exit status or 'timeout', stdout, stderr) of a command. A command that runs too
+    long is killed with its process group (a compiler driver's cc1 too)."""
+    p = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         start_new_session=True)
     try:
-        p = subprocess.run(cmd, cwd=cwd, env=env, stdin=stdin, stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, timeout=timeout)
-        return p.returncode, p.stdout, p.stderr.decode("utf-8", "replace")
+        out, err = p.communicate(timeout=timeout)
+        return p.returncode, out, err.decode("utf-8", "replace")
     except subprocess.TimeoutExpired:
+        os.killpg(p.pid, 9)
+        p.communicate()
         return "timeout", b"", "timed out after %d s" % timeout
 
 
@@ -343,7 +348,9 @@ def run_all(tasks, ctx, jobs, results, out_path):
     start, done, bad = time.time(), 0, 0
     with open(out_path, "a") as out, \
             concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        for res in pool.map(lambda t: do_task(t, ctx), todo):
+        futures = [pool.submit(do_task, t, ctx) for t in todo]
+        for future in concurrent.futures.as_completed(futures):
+            res = future.result()
             results[res["key"]] = res
             out.write(json.dumps(res) + "\n")
             out.flush()

@@ -161,7 +161,7 @@ def run(cmd, cwd, env, timeout):
 
 def first_error(text, crash):
     lines = [l for l in text.splitlines() if l.strip()]
-    pattern = CRASH if crash else re.compile(r"error|Error|fatal")
+    pattern = CRASH if crash else re.compile(r"\berror\b|fatal", re.I)
     for line in lines:
         if pattern.search(line):
             return line.strip()[:300]

@@ -17,10 +17,11 @@ HP_JOBS=${HP_JOBS:-$(nproc 2>/dev/null || echo 2)}
 HP_CONFIGURE_ARGS=${HP_CONFIGURE_ARGS:-}
 
 # Build tools, the libraries of DESIGN.md, compilers for the tests (C++, Fortran,
-# MPI, clang with LLVM's OpenMP runtime), and the checkers' dependencies (python3-otf2
-# for otf2check.py).
+# MPI, clang with LLVM's OpenMP runtime), the checkers' dependencies (python3-otf2
+# for otf2check.py) and GCC's own test programs (gcc-12-source, for test/corpus).
 HP_PACKAGES=(
     gcc g++ gfortran make autoconf automake libtool pkg-config binutils cmake gcc-12-plugin-dev
+    gcc-12-source
     libdw-dev libelf-dev libunwind-dev libpapi-dev
     libopen-trace-format2-dev libotf2-trace-dev otf2-tools python3-otf2 python3
     mpich libmpich-dev clang libomp-14-dev

@@ -56,7 +56,7 @@ static void bench_removal(size_t mb, double *removal_ms, double *flush_ms, uint3
 {
     size_t size = mb << 20;
     void *region = malloc(size);
-    hp_trace_bins_config cfg = { 0, 50, 1, 100000, noop_rearm, NULL };
+    hp_trace_bins_config cfg = { 0, 50, 1, 100000, noop_rearm, NULL, HP_BINS_NIL };
     hp_trace_bins *b = hp_trace_bins_init(region, size, &cfg);
     hp_trace_event rec = { 0, 99, 0 };
     unsigned long long took = 0;
@@ -123,7 +123,7 @@ static void bench_per_record(long n, int reps, double *bins_ns, double *buffer_n
     size_t size = 64u << 20; /* halves a few times for 4M samples */
     void *region = hp_memory_pages(size); /* from the budget, as in measurement */
     memset(region, 0, size); /* both sides write into touched memory */
-    hp_trace_bins_config cfg = { 0, 50, 1, 100000, noop_rearm, NULL };
+    hp_trace_bins_config cfg = { 0, 50, 1, 100000, noop_rearm, NULL, HP_BINS_NIL };
     hp_trace_buffer tb;
     hp_trace_buffer_init(&tb);
     events_loop(&tb, n);
@@ -208,7 +208,7 @@ static int simulate(size_t mb, double seconds)
     size_t size = mb << 20;
     void *region = malloc(size);
     sim_timer timer = { 100000 };
-    hp_trace_bins_config cfg = { 0, 50, 3, 100000, sim_rearm, &timer };
+    hp_trace_bins_config cfg = { 0, 50, 3, 100000, sim_rearm, &timer, HP_BINS_NIL };
     hp_trace_bins *b = hp_trace_bins_init(region, size, &cfg);
     uint64_t end = (uint64_t)(seconds * 1e9), event_period = 1000000000ull / 64; /* 16 B */
     uint64_t next_sample = timer.period, next_event = event_period;

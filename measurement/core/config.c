@@ -79,12 +79,13 @@ static const config_var config_vars[] = {
     { "HP_TRACE_ADAPTIVE", VAR_BOOL, "false", FIELD(trace_adaptive),
       "With tracing: true keeps the whole run in the trace buffer without flushing: the "
       "buffer is cut into bins, samples are stored by level, and when it is full every "
-      "second sample is dropped and the sampling frequency halved; region events beyond "
-      "their share of the buffer (HP_TRACE_EVENT_SHARE) are thinned to MPI events. false: "
+      "second sample is dropped and the sampling frequency halved; events (MPI and regions) "
+      "stop when they fill their share of the buffer (HP_TRACE_EVENT_SHARE, marked in the "
+      "trace), while samples go on to the end. false: "
       "a full buffer is flushed to a file (marked in the trace). See doc/tracing.md." },
     { "HP_TRACE_EVENT_SHARE", VAR_UINT, "50", FIELD(trace_event_share),
-      "With HP_TRACE_ADAPTIVE=true: the percentage of the trace buffer that region events "
-      "fill before they are thinned to MPI events (1 to 100); the rest is kept for samples. "
+      "With HP_TRACE_ADAPTIVE=true: the percentage of the trace buffer that events (MPI and "
+      "regions) may fill before they stop (1 to 100); the rest is kept for samples. "
       "See doc/tracing.md." },
     { "HP_TIMER", VAR_CHOICE, "tsc", FIELD(timer),
       "Timer: tsc (the CPU's invariant time-stamp counter; falls back to monotonic when the "

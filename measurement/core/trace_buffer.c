@@ -23,6 +23,7 @@
 
 static size_t chunk_limit = 2;
 static hp_region *flush_region;
+static hp_region *stop_region;   /* marks where an adaptive buffer's events stopped */
 static _Atomic unsigned spill_serial;
 static uint64_t adaptive_bytes;  /* > 0: HP_TRACE_ADAPTIVE, each location's buffer */
 static uint64_t adaptive_period; /* ns between samples at the start frequency */
@@ -38,7 +39,9 @@ int hp_trace_setup(uint64_t total_memory)
     chunk_limit = limit > 2 ? limit : 2;
     flush_region = hp_region_define("TRACE BUFFER FLUSH", "", -1, HP_PARADIGM_USER,
                                     HP_ROLE_ARTIFICIAL);
-    return flush_region != NULL ? 0 : -1;
+    stop_region = hp_region_define("TRACE EVENTS STOPPED", "", -1, HP_PARADIGM_USER,
+                                   HP_ROLE_ARTIFICIAL);
+    return flush_region != NULL && stop_region != NULL ? 0 : -1;
 }
 
 void hp_trace_set_buffer(uint64_t bytes, bool adaptive, uint64_t start_period)
@@ -160,7 +163,7 @@ static bool reuse_next_chunk(hp_trace_buffer *b)
     return true;
 }
 
-/* Whether an event belongs to an MPI call (kept beyond the events' share). */
+/* Whether an event belongs to an MPI call. */
 static bool is_mpi_event(uint32_t kind, uint32_t region)
 {
     if (kind == HP_TRACE_METRIC)
@@ -195,13 +198,14 @@ static bool bins_ready(hp_trace_buffer *b)
         return false;
     void *region = hp_memory_pages(adaptive_bytes);
     hp_trace_bins_config cfg = { bin_size_for(adaptive_bytes), event_share, sample_slots,
-                                 adaptive_period, sample_rearm, b };
+                                 adaptive_period, sample_rearm, b,
+                                 stop_region != NULL ? stop_region->id : HP_BINS_NIL };
     b->bins = region != NULL ? hp_trace_bins_init(region, adaptive_bytes, &cfg) : NULL;
     return b->bins != NULL;
 }
 
 /* Adaptive mode: the bins decide about the event and say where it goes; the caller's
- * append then writes it there. Beyond the events' share every event comes here (no room
+ * append then writes it there. After the events stopped every event comes here (no room
  * is given beyond it); before, the whole current bin is the room. */
 static bool bins_make_room(hp_trace_buffer *b, uint64_t time, uint32_t kind, uint32_t region)
 {
@@ -219,7 +223,7 @@ static bool bins_make_room(hp_trace_buffer *b, uint64_t time, uint32_t kind, uin
     }
     x->events.next = dst; /* taken back: the caller's append writes and counts it */
     b->next = dst;
-    b->end = x->thinning || x->stopped ? dst + hp_trace_slots(kind) : x->events.end;
+    b->end = x->stopped ? dst + hp_trace_slots(kind) : x->events.end;
     return true;
 }
 

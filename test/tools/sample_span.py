@@ -5,11 +5,11 @@ each location, for the integration tests (python3-otf2 reader, independent of th
     sample_span.py PATH/traces.otf2
 
 One line per location that has a ProgramBegin or samples:
-    LOCATION<TAB>SAMPLES<TAB>FIRST<TAB>LAST<TAB>END_GAP
-FIRST and LAST are the times of its first and last sample in seconds after the
-location's ProgramBegin; END_GAP is the time from its last sample to its ProgramEnd in
+    LOCATION<TAB>SAMPLES<TAB>FIRST<TAB>LAST<TAB>END<TAB>END_GAP
+FIRST, LAST and END are the times of its first and last sample and of its ProgramEnd
+in seconds after the location's ProgramBegin; END_GAP is the time from its last sample to its ProgramEnd in
 sampling periods of that last sample (its interrupt generator's period). A location
-without samples prints - for the three. Exit status 1 when the archive cannot be read.
+without samples prints - for the four. Exit status 1 when the archive cannot be read.
 """
 
 import sys
@@ -41,11 +41,12 @@ def main():
     for loc in sorted(span):
         s = span[loc]
         if s["n"] == 0 or s["begin"] is None or s["end"] is None:
-            print("%d\t%d\t-\t-\t-" % (loc, s["n"]))
+            print("%d\t%d\t-\t-\t-\t-" % (loc, s["n"]))
             continue
         gap = (s["end"] - s["last"]) / res * 1e9 / s["period"] if s["period"] else float("inf")
-        print("%d\t%d\t%.3f\t%.3f\t%.2f" % (loc, s["n"], (s["first"] - s["begin"]) / res,
-                                           (s["last"] - s["begin"]) / res, gap))
+        print("%d\t%d\t%.3f\t%.3f\t%.3f\t%.2f" % (loc, s["n"], (s["first"] - s["begin"]) / res,
+                                                  (s["last"] - s["begin"]) / res,
+                                                  (s["end"] - s["begin"]) / res, gap))
 
 
 if __name__ == "__main__":

@@ -224,7 +224,7 @@ static void simulate_run(size_t size, double seconds, unsigned sample_slots,
             next_sample += timer.period;
         } else {
             hp_trace_event e = { next_event, HP_TRACE_ENTER, 1 };
-            hp_trace_bins_event(b, &e, true);
+            hp_trace_bins_event(b, &e);
             next_event += event_period;
         }
     }

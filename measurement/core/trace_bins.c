@@ -248,9 +248,8 @@ static bool is_message(uint32_t kind)
 }
 
 hp_trace_event *hp_trace_bins_event_room(hp_trace_bins *b, uint64_t time, uint32_t kind,
-                                         bool mpi, hp_bins_result *why)
+                                         hp_bins_result *why)
 {
-    (void)mpi; /* the share counts MPI and region events alike */
     unsigned k = hp_trace_slots(kind);
     bool closing = false; /* a Leave of a recorded Enter: kept while the reserve has room */
     if (kind == HP_TRACE_LEAVE) {
@@ -293,11 +292,10 @@ hp_trace_event *hp_trace_bins_event_room(hp_trace_bins *b, uint64_t time, uint32
     return dst;
 }
 
-hp_bins_result hp__trace_bins_event_slow(hp_trace_bins *b, const hp_trace_event *slots,
-                                         bool mpi)
+hp_bins_result hp__trace_bins_event_slow(hp_trace_bins *b, const hp_trace_event *slots)
 {
     hp_bins_result why;
-    hp_trace_event *dst = hp_trace_bins_event_room(b, slots[0].time, slots[0].kind, mpi, &why);
+    hp_trace_event *dst = hp_trace_bins_event_room(b, slots[0].time, slots[0].kind, &why);
     if (dst != NULL)
         memcpy(dst, slots, hp_trace_slots(slots[0].kind) * sizeof(*slots));
     return why;

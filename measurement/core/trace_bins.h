@@ -156,8 +156,7 @@ typedef enum hp_bins_result {
 /* Slow paths of the two functions below. */
 hp_bins_result hp__trace_bins_sample_slow(hp_trace_bins *b, const hp_trace_event *rec,
                                           uint64_t n, unsigned level);
-hp_bins_result hp__trace_bins_event_slow(hp_trace_bins *b, const hp_trace_event *slots,
-                                         bool mpi);
+hp_bins_result hp__trace_bins_event_slow(hp_trace_bins *b, const hp_trace_event *slots);
 
 /* The event path without the copy, for a writer that appends in place (trace_buffer.c):
  * decides about an event of this kind at time as hp_trace_bins_event does and returns
@@ -165,7 +164,7 @@ hp_bins_result hp__trace_bins_event_slow(hp_trace_bins *b, const hp_trace_event 
  * *why. Events appended straight into events.next..events.end meanwhile are the caller's
  * to sync (events.next) before the next call; they are not counted in the statistics. */
 hp_trace_event *hp_trace_bins_event_room(hp_trace_bins *b, uint64_t time, uint32_t kind,
-                                         bool mpi, hp_bins_result *why);
+                                         hp_bins_result *why);
 
 /* The sample number after n, in steps of 1 << shift. */
 static inline uint64_t hp__trace_bins_after(uint64_t n, unsigned shift)
@@ -197,16 +196,14 @@ static inline hp_bins_result hp_trace_bins_sample(hp_trace_bins *b, const hp_tra
     return HP_BINS_STORED;
 }
 
-/* Stores one event (hp_trace_slots(slots[0].kind) slots). mpi: the event belongs to an
- * MPI call (its region's Enter/Leave, message and collective events); the share counts
- * both kinds alike. Not for signal handlers. */
-static inline hp_bins_result hp_trace_bins_event(hp_trace_bins *b, const hp_trace_event *slots,
-                                                 bool mpi)
+/* Stores one event (hp_trace_slots(slots[0].kind) slots); MPI and region events count
+ * alike for the share. Not for signal handlers. */
+static inline hp_bins_result hp_trace_bins_event(hp_trace_bins *b, const hp_trace_event *slots)
 {
     unsigned k = hp_trace_slots(slots[0].kind);
     hp_bins_stream *e = &b->events;
     if (unlikely(b->stopped || e->next == NULL || (size_t)(e->end - e->next) < k))
-        return hp__trace_bins_event_slow(b, slots, mpi);
+        return hp__trace_bins_event_slow(b, slots);
     for (unsigned i = 0; i < k; i++)
         e->next[i] = slots[i];
     e->next += k;

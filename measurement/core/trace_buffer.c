@@ -163,17 +163,6 @@ static bool reuse_next_chunk(hp_trace_buffer *b)
     return true;
 }
 
-/* Whether an event belongs to an MPI call. */
-static bool is_mpi_event(uint32_t kind, uint32_t region)
-{
-    if (kind == HP_TRACE_METRIC)
-        return false;
-    if (kind != HP_TRACE_ENTER && kind != HP_TRACE_LEAVE)
-        return true;
-    const hp_region *r = hp_region_at(region);
-    return r != NULL && r->paradigm == HP_PARADIGM_MPI;
-}
-
 /* The location's adaptive buffer, made at its first event; false when the budget cannot
  * hold it (the location then uses the flushing buffer). */
 /* Each open sample level holds at least one bin, and a level closes only when no bin is
@@ -207,14 +196,13 @@ static bool bins_ready(hp_trace_buffer *b)
 /* Adaptive mode: the bins decide about the event and say where it goes; the caller's
  * append then writes it there. After the events stopped every event comes here (no room
  * is given beyond it); before, the whole current bin is the room. */
-static bool bins_make_room(hp_trace_buffer *b, uint64_t time, uint32_t kind, uint32_t region)
+static bool bins_make_room(hp_trace_buffer *b, uint64_t time, uint32_t kind)
 {
     hp_trace_bins *x = b->bins;
     if (b->next != NULL)
         x->events.next = b->next; /* what the appends wrote meanwhile */
     hp_bins_result why;
-    hp_trace_event *dst = hp_trace_bins_event_room(x, time, kind, is_mpi_event(kind, region),
-                                                   &why);
+    hp_trace_event *dst = hp_trace_bins_event_room(x, time, kind, &why);
     if (dst == NULL) {
         if (why == HP_BINS_LOST)
             b->lost++;
@@ -237,13 +225,12 @@ bool hp__trace_grow(hp_trace_buffer *b, size_t slots)
     return reuse_next_chunk(b) || (b->chunks < chunk_limit && append_new_chunk(b));
 }
 
-bool hp__trace_make_room(hp_trace_buffer *b, uint64_t *time, size_t slots, uint32_t kind,
-                         uint32_t region)
+bool hp__trace_make_room(hp_trace_buffer *b, uint64_t *time, size_t slots, uint32_t kind)
 {
     if (b->next != NULL && (size_t)(b->end - b->next) >= slots)
         return true;
     if (adaptive_bytes != 0 && bins_ready(b))
-        return bins_make_room(b, *time, kind, region);
+        return bins_make_room(b, *time, kind);
     if (hp__trace_grow(b, slots))
         return true;
     if (b->first == NULL) { /* not even one chunk: nothing to flush */

@@ -77,15 +77,14 @@ void hp_trace_buffer_init(hp_trace_buffer *b);
 
 /* Slow path of hp_trace_add: a new chunk, or a flush. After a flush, *time is moved to
  * the flush's end so that the location's events stay in time order. Returns false when
- * the event (of kind, with region) is not to be stored: no room (counted as lost), or
+ * the event (of kind) is not to be stored: no room (counted as lost), or
  * after the stop in adaptive mode (counted there too). */
-bool hp__trace_make_room(hp_trace_buffer *b, uint64_t *time, size_t slots, uint32_t kind,
-                         uint32_t region);
+bool hp__trace_make_room(hp_trace_buffer *b, uint64_t *time, size_t slots, uint32_t kind);
 
 static inline void hp_trace_add(hp_trace_buffer *b, hp_trace_kind kind, uint32_t region,
                                 uint64_t time)
 {
-    if (unlikely(b->next == b->end) && !hp__trace_make_room(b, &time, 1, kind, region))
+    if (unlikely(b->next == b->end) && !hp__trace_make_room(b, &time, 1, kind))
         return;
     *b->next++ = (hp_trace_event){ time, (uint32_t)kind, region };
     b->events++;
@@ -97,7 +96,7 @@ static inline void hp_trace_add_args(hp_trace_buffer *b, hp_trace_kind kind, uin
                                      size_t npayload)
 {
     if (unlikely((size_t)(b->end - b->next) < 1 + npayload) &&
-        !hp__trace_make_room(b, &time, 1 + npayload, kind, id))
+        !hp__trace_make_room(b, &time, 1 + npayload, kind))
         return;
     *b->next++ = (hp_trace_event){ time, (uint32_t)kind, id };
     for (size_t i = 0; i < npayload; i++)

@@ -49,10 +49,10 @@ static hp_bins_result sample(hp_trace_bins *b, uint64_t time, uint32_t tag)
 }
 
 static hp_bins_result event(hp_trace_bins *b, uint64_t time, hp_trace_kind kind,
-                            uint32_t region, bool mpi)
+                            uint32_t region)
 {
     hp_trace_event slots[3] = { { time, kind, region }, { 7, 8, 9 }, { 10, 11, 12 } };
-    return hp_trace_bins_event(b, slots, mpi);
+    return hp_trace_bins_event(b, slots);
 }
 
 /* Bins that the samples of levels >= k take when numbers 1..n were all stored. */
@@ -202,9 +202,9 @@ TEST(events_survive_and_reader_merges_in_time_order)
         uint64_t t = i * 100;
         sample(b, t + 50, (uint32_t)i);
         if (i % 50 == 0) { /* 600 slots: under the events' share of 12 bins */
-            ASSERT_INT_EQ(event(b, t, HP_TRACE_ENTER, 5, true), HP_BINS_STORED);
-            ASSERT_INT_EQ(event(b, t + 1, HP_TRACE_MPI_ISEND, 0, true), HP_BINS_STORED);
-            ASSERT_INT_EQ(event(b, t + 50, HP_TRACE_LEAVE, 5, true), HP_BINS_STORED);
+            ASSERT_INT_EQ(event(b, t, HP_TRACE_ENTER, 5), HP_BINS_STORED);
+            ASSERT_INT_EQ(event(b, t + 1, HP_TRACE_MPI_ISEND, 0), HP_BINS_STORED);
+            ASSERT_INT_EQ(event(b, t + 50, HP_TRACE_LEAVE, 5), HP_BINS_STORED);
             nevents += 3;
         }
     }
@@ -301,19 +301,19 @@ TEST(event_share_stops_mpi_and_region_events_alike)
     uint64_t t = 1;
     for (; t <= nbins * SLOTS_PER_BIN; t++)
         sample(b, t, (uint32_t)t);
-    ASSERT_INT_EQ(event(b, t++, HP_TRACE_ENTER, 1, false), HP_BINS_STORED); /* main */
+    ASSERT_INT_EQ(event(b, t++, HP_TRACE_ENTER, 1), HP_BINS_STORED); /* main */
     uint64_t sends = 0;
     for (int iter = 0; iter < 400; iter++) { /* 8 slots an iteration: the share at 113 */
-        event(b, t++, HP_TRACE_ENTER, 2, false); /* solve */
-        event(b, t++, HP_TRACE_ENTER, 3, false); /* kernel */
-        event(b, t++, HP_TRACE_LEAVE, 3, false);
-        event(b, t++, HP_TRACE_ENTER, 4, true);  /* MPI_Send */
-        sends += event(b, t++, HP_TRACE_MPI_SEND, 0, true) == HP_BINS_STORED;
-        event(b, t++, HP_TRACE_LEAVE, 4, true);
-        event(b, t++, HP_TRACE_LEAVE, 2, false);
+        event(b, t++, HP_TRACE_ENTER, 2); /* solve */
+        event(b, t++, HP_TRACE_ENTER, 3); /* kernel */
+        event(b, t++, HP_TRACE_LEAVE, 3);
+        event(b, t++, HP_TRACE_ENTER, 4);  /* MPI_Send */
+        sends += event(b, t++, HP_TRACE_MPI_SEND, 0) == HP_BINS_STORED;
+        event(b, t++, HP_TRACE_LEAVE, 4);
+        event(b, t++, HP_TRACE_LEAVE, 2);
         sample(b, t++, 0);
     }
-    ASSERT_INT_EQ(event(b, t++, HP_TRACE_LEAVE, 1, false), HP_BINS_STORED); /* main */
+    ASSERT_INT_EQ(event(b, t++, HP_TRACE_LEAVE, 1), HP_BINS_STORED); /* main */
     for (int i = 0; i < 5000; i++) /* the rest of the run: samples only */
         sample(b, t++, 0);
     hp_trace_bins_stats st;
@@ -353,12 +353,12 @@ TEST(events_stop_at_the_share_with_leaves_in_the_reserve)
     void *region;
     hp_trace_bins *b = make(&region, 20, 50, 1, false); /* 10 bins of 63 for events */
     uint64_t t = 1;
-    event(b, t++, HP_TRACE_ENTER, 1, false);
+    event(b, t++, HP_TRACE_ENTER, 1);
     for (int i = 0; i < 10000; i++) {
-        event(b, t++, HP_TRACE_ENTER, 2, false);
-        event(b, t++, HP_TRACE_LEAVE, 2, false);
+        event(b, t++, HP_TRACE_ENTER, 2);
+        event(b, t++, HP_TRACE_LEAVE, 2);
     }
-    ASSERT_INT_EQ(event(b, t++, HP_TRACE_LEAVE, 1, false), HP_BINS_STORED);
+    ASSERT_INT_EQ(event(b, t++, HP_TRACE_LEAVE, 1), HP_BINS_STORED);
     hp_trace_bins_stats st;
     hp_trace_bins_get_stats(b, &st);
     /* 10 * 63 - 15 (the reserve) = 615 slots: main's Enter and 307 pairs; the 308th Enter
@@ -385,9 +385,9 @@ TEST(events_stop_when_buffer_is_full_of_them)
     hp_trace_bins *b = make(&region, 4, 100, 1, false); /* 4 bins of 63 slots */
     uint64_t t = 1;
     for (uint32_t r = 1; r <= 20; r++) /* twenty open regions */
-        ASSERT_INT_EQ(event(b, t++, HP_TRACE_ENTER, r, true), HP_BINS_STORED);
+        ASSERT_INT_EQ(event(b, t++, HP_TRACE_ENTER, r), HP_BINS_STORED);
     uint64_t stored = 20;
-    while (event(b, t, HP_TRACE_MPI_SEND, 0, true) == HP_BINS_STORED) {
+    while (event(b, t, HP_TRACE_MPI_SEND, 0) == HP_BINS_STORED) {
         stored++;
         t++;
     }
@@ -398,13 +398,13 @@ TEST(events_stop_when_buffer_is_full_of_them)
     hp_trace_bins_get_stats(b, &st);
     ASSERT_UINT_EQ(st.stopped_at, t);
     ASSERT_UINT_EQ(st.bins_events, 4);
-    ASSERT_INT_EQ(event(b, t + 1, HP_TRACE_ENTER, 99, true), HP_BINS_LOST);
-    ASSERT_INT_EQ(event(b, t + 2, HP_TRACE_LEAVE, 99, true), HP_BINS_LOST);
+    ASSERT_INT_EQ(event(b, t + 1, HP_TRACE_ENTER, 99), HP_BINS_LOST);
+    ASSERT_INT_EQ(event(b, t + 2, HP_TRACE_LEAVE, 99), HP_BINS_LOST);
     ASSERT_INT_EQ(sample(b, t + 3, 1), HP_BINS_LOST);
     /* The reserve (15 slots, 2 taken by the marker) holds the Leaves of regions 20..8;
      * those of 7..1 find no room and are counted as unclosed. */
     for (uint32_t r = 20; r >= 1; r--)
-        ASSERT_INT_EQ(event(b, t + 24 - r, HP_TRACE_LEAVE, r, true),
+        ASSERT_INT_EQ(event(b, t + 24 - r, HP_TRACE_LEAVE, r),
                       r >= 8 ? HP_BINS_STORED : HP_BINS_LOST);
     hp_trace_bins_get_stats(b, &st);
     ASSERT_UINT_EQ(st.events_stored, stored + 13);

@@ -12,15 +12,18 @@
  *    rounds that take turns; the fastest round of each counts.
  * 3. The paper's scenario, computed by a model (not measured): start at 10 kHz, 48 or 102
  *    bytes a sample, MPI events at 1 or 10 kB/s, a buffer of MODEL_MB (default 1024) MB
- *    per location. MPI events take what they need (at most the whole buffer; region
- *    events are thinned at the event share, and this scenario has none), the samples the
- *    rest: after time t the frequency is 10 kHz / 2^k for the smallest k with
+ *    per location. MPI events take what they need up to their share (50%), the samples
+ *    the rest: after time t the frequency is 10 kHz / 2^k for the smallest k with
  *    (10 kHz t / 2^k) size <= buffer - MPI bytes. Bins are ignored (each level wastes at
  *    most one partly filled bin).
  * 4. The model checked against the module: the scenario with 48-byte samples and 1 KiB/s
  *    of MPI events (16-byte events) simulated for 1 h on a 16 MB buffer and 1 day on a
  *    128 MB one, the timer following the halvings; printed: halvings of the model and of
  *    the module.
+ * 5. The paper's scenarios A-D on the module in simulated time (10 kHz start, 48 or 102
+ *    bytes a sample, MPI events at 1 or 10 kB/s, 100 MB, 4 h): halvings over time, the
+ *    time events stop at their 50% share, the final frequency, next to the paper's
+ *    figures.
  *
  * Usage: bench-trace-bins [BUFFER_MB [N [MODEL_MB]]]
  * Ends with "bench: name=value" lines. Never fails on timings.
@@ -56,7 +59,7 @@ static void bench_removal(size_t mb, double *removal_ms, double *flush_ms, uint3
 {
     size_t size = mb << 20;
     void *region = malloc(size);
-    hp_trace_bins_config cfg = { 0, 50, 1, 100000, noop_rearm, NULL };
+    hp_trace_bins_config cfg = { 0, 50, 1, 100000, noop_rearm, NULL, HP_BINS_NIL };
     hp_trace_bins *b = hp_trace_bins_init(region, size, &cfg);
     hp_trace_event rec = { 0, 99, 0 };
     unsigned long long took = 0;
@@ -123,7 +126,7 @@ static void bench_per_record(long n, int reps, double *bins_ns, double *buffer_n
     size_t size = 64u << 20; /* halves a few times for 4M samples */
     void *region = hp_memory_pages(size); /* from the budget, as in measurement */
     memset(region, 0, size); /* both sides write into touched memory */
-    hp_trace_bins_config cfg = { 0, 50, 1, 100000, noop_rearm, NULL };
+    hp_trace_bins_config cfg = { 0, 50, 1, 100000, noop_rearm, NULL, HP_BINS_NIL };
     hp_trace_buffer tb;
     hp_trace_buffer_init(&tb);
     events_loop(&tb, n);
@@ -149,13 +152,12 @@ static void bench_per_record(long n, int reps, double *bins_ns, double *buffer_n
 
 /* ---------------------------------------------------------------- 3. model */
 
-/* Halvings after t seconds, or -1 when the MPI events alone fill the buffer. */
+/* Halvings after t seconds; MPI events hold at most half of the buffer (then they stop). */
 static int model_halvings(double f0, double sample_bytes, double mpi_rate, double buffer,
                           double t)
 {
-    double room = buffer - mpi_rate * t;
-    if (room <= 0)
-        return -1;
+    double mpi = mpi_rate * t < buffer / 2 ? mpi_rate * t : buffer / 2;
+    double room = buffer - mpi;
     int k = 0;
     while (f0 * t / ldexp(1.0, k) * sample_bytes > room)
         k++;
@@ -177,16 +179,14 @@ static void print_model(double buffer_mb)
             for (int t = 0; t < 3; t++) {
                 int k = model_halvings(10000, sizes[s], rates[r], buffer, times[t]);
                 char cell[32];
-                if (k < 0)
-                    snprintf(cell, sizeof(cell), "MPI full@%.0fh", buffer / rates[r] / 3600);
-                else
-                    snprintf(cell, sizeof(cell), "%.3g Hz (%d)", 10000 / ldexp(1.0, k), k);
+                snprintf(cell, sizeof(cell), "%.3g Hz (%d)%s", 10000 / ldexp(1.0, k), k,
+                         rates[r] * times[t] >= buffer / 2 ? "*" : "");
                 printf(" %16s", cell);
             }
             printf("\n");
         }
-    printf("  (frequency reached, halvings in brackets; 'MPI full@': MPI events alone fill "
-           "the buffer then,\n   events stop there and the samples are gone)\n");
+    printf("  (frequency reached, halvings in brackets; '*': MPI events filled their half "
+           "of the buffer\n   by then and stopped; the samples go on)\n");
 }
 
 /* ---------------------------------------------------------------- 4. model vs module */
@@ -201,18 +201,22 @@ static int sim_rearm(void *arg, uint64_t period_ns)
     return 0;
 }
 
-/* Simulates seconds of the scenario (48-byte samples at 10 kHz, 1 kB/s of MPI events) on
- * a buffer of mb MB, and returns the module's halvings. */
-static int simulate(size_t mb, double seconds)
+/* Simulates seconds of a scenario on the module: samples of sample_slots slots at 10 kHz
+ * start, the timer following the halvings, and 16-byte MPI events (Enter, mpi) at
+ * event_bytes_per_s, in a buffer of size bytes of 64 KiB bins; *st gets the module's
+ * statistics and halving[] (at least HP_BINS_LEVELS) its halvings. */
+static void simulate_run(size_t size, double seconds, unsigned sample_slots,
+                         double event_bytes_per_s, hp_trace_bins_stats *st,
+                         hp_trace_bins_halving *halving)
 {
-    size_t size = mb << 20;
     void *region = malloc(size);
     sim_timer timer = { 100000 };
-    hp_trace_bins_config cfg = { 0, 50, 3, 100000, sim_rearm, &timer };
+    hp_trace_bins_config cfg = { 0, 50, sample_slots, 100000, sim_rearm, &timer, HP_BINS_NIL };
     hp_trace_bins *b = hp_trace_bins_init(region, size, &cfg);
-    uint64_t end = (uint64_t)(seconds * 1e9), event_period = 1000000000ull / 64; /* 16 B */
+    uint64_t end = (uint64_t)(seconds * 1e9);
+    uint64_t event_period = (uint64_t)(1e9 * sizeof(hp_trace_event) / event_bytes_per_s);
     uint64_t next_sample = timer.period, next_event = event_period;
-    hp_trace_event rec[3] = { { 0, 99, 0 }, { 0, 0, 0 }, { 0, 0, 0 } };
+    hp_trace_event rec[HP_BINS_MAX_SAMPLE_SLOTS] = { { 0, 99, 0 } };
     while (next_sample <= end || next_event <= end) {
         if (next_sample <= next_event) {
             rec[0].time = next_sample;
@@ -220,13 +224,74 @@ static int simulate(size_t mb, double seconds)
             next_sample += timer.period;
         } else {
             hp_trace_event e = { next_event, HP_TRACE_ENTER, 1 };
-            hp_trace_bins_event(b, &e, true);
+            hp_trace_bins_event(b, &e);
             next_event += event_period;
         }
     }
-    int k = (int)b->stats.halvings;
+    hp_trace_bins_get_stats(b, st);
+    memcpy(halving, b->halving, sizeof(b->halving));
     free(region);
-    return k;
+}
+
+/* The module's halvings for the scenario of section 4 (48-byte samples, 1 KiB/s of MPI
+ * events) after seconds on a buffer of mb MB. */
+static int simulate(size_t mb, double seconds)
+{
+    hp_trace_bins_stats st;
+    hp_trace_bins_halving halving[HP_BINS_LEVELS];
+    simulate_run(mb << 20, seconds, 3, 1024, &st, halving);
+    return (int)st.halvings;
+}
+
+/* ---------------------------------------------------------------- 5. the paper's A-D */
+
+typedef struct scenario {
+    char name;
+    unsigned sample_slots; /* 3 = 48 B; 7 = 112 B stands for the paper's 102 B */
+    double mpi_rate;       /* bytes per second */
+    const char *paper;
+} scenario;
+
+static void print_time(char *out, size_t size, uint64_t ns)
+{
+    uint64_t s = ns / 1000000000u;
+    snprintf(out, size, "%u:%02u:%02u", (unsigned)(s / 3600), (unsigned)(s / 60 % 60),
+             (unsigned)(s % 60));
+}
+
+/* Scenarios A-D of the paper on the module, 4 h of simulated time on 100 MB: halvings
+ * over time, when events stop at their 50% share, and the final frequency. */
+static void print_scenarios(void)
+{
+    static const scenario sc[] = {
+        { 'A', 3, 1000, "7 halvings, 78.125 Hz by 4 h" },
+        { 'B', 7, 1000, "-" },
+        { 'C', 3, 10000, "MPI at the 50% limit at about 1:23 h" },
+        { 'D', 7, 10000, "MPI at the 50% limit at about 1:23 h" },
+    };
+    printf("\nThe paper's scenarios A-D on the module (simulated time): 10 kHz start, 100 MB "
+           "(10^8 B) per location, 4 h, events' share 50%%\n");
+    for (size_t i = 0; i < sizeof(sc) / sizeof(sc[0]); i++) {
+        hp_trace_bins_stats st;
+        hp_trace_bins_halving halving[HP_BINS_LEVELS];
+        unsigned long long t0 = now();
+        simulate_run(100000000, 4 * 3600.0, sc[i].sample_slots, sc[i].mpi_rate, &st, halving);
+        double took = (double)(now() - t0) / 1e9;
+        char stop[16] = "-", at[16];
+        if (st.stopped_at != 0)
+            print_time(stop, sizeof(stop), st.stopped_at);
+        printf("  %c: %3u B samples, MPI %2.0f kB/s: %u halvings, %g Hz at 4 h; events stop "
+               "at %s (paper: %s; simulated in %.1f s)\n     halvings at", sc[i].name,
+               sc[i].sample_slots * 16, sc[i].mpi_rate / 1000, st.halvings,
+               1e4 / ldexp(1.0, (int)st.halvings), stop, sc[i].paper, took);
+        for (unsigned k = 0; k < st.halvings; k++) {
+            print_time(at, sizeof(at), halving[k].time);
+            printf(" %s", at);
+        }
+        printf("\n");
+        printf("bench: bins_scenario_%c_halvings=%u\n", sc[i].name, st.halvings);
+        printf("bench: bins_scenario_%c_stop_s=%.0f\n", sc[i].name, st.stopped_at / 1e9);
+    }
 }
 
 int main(int argc, char **argv)
@@ -258,6 +323,7 @@ int main(int argc, char **argv)
     printf("  %-20s %8s %8s\n", "halvings after", "model", "module");
     printf("  %-20s %8d %8d\n", "1 h, 16 MB", mod_h, sim_h);
     printf("  %-20s %8d %8d\n", "1 day, 128 MB", mod_d, sim_d);
+    print_scenarios();
     printf("bench: bins_removal_ms=%.4f\n", removal_ms);
     printf("bench: bins_flush_ms=%.3f\n", flush_ms);
     printf("bench: bins_sample_ns=%.2f\n", bins_ns);

@@ -76,15 +76,17 @@ static const config_var config_vars[] = {
       "With tracing: the trace buffer of each location, taken from HP_TOTAL_MEMORY "
       "(K, M, G suffixes); 0 = a quarter of HP_TOTAL_MEMORY. At least 256K, at most half "
       "of HP_TOTAL_MEMORY. See doc/tracing.md." },
-    { "HP_TRACE_ADAPTIVE", VAR_BOOL, "false", FIELD(trace_adaptive),
+    { "HP_TRACE_ADAPTIVE", VAR_BOOL, "true", FIELD(trace_adaptive),
       "With tracing: true keeps the whole run in the trace buffer without flushing: the "
       "buffer is cut into bins, samples are stored by level, and when it is full every "
-      "second sample is dropped and the sampling frequency halved; region events beyond "
-      "their share of the buffer (HP_TRACE_EVENT_SHARE) are thinned to MPI events. false: "
-      "a full buffer is flushed to a file (marked in the trace). See doc/tracing.md." },
+      "second sample is dropped and the sampling frequency halved; events (MPI and regions) "
+      "stop when they fill their share of the buffer (HP_TRACE_EVENT_SHARE, marked in the "
+      "trace), while samples go on to the end. false: "
+      "a full buffer is flushed to a file (marked in the trace). Not set, it is true when "
+      "sampling is on (HP_SAMPLING_FREQUENCY > 0) and false otherwise. See doc/tracing.md." },
     { "HP_TRACE_EVENT_SHARE", VAR_UINT, "50", FIELD(trace_event_share),
-      "With HP_TRACE_ADAPTIVE=true: the percentage of the trace buffer that region events "
-      "fill before they are thinned to MPI events (1 to 100); the rest is kept for samples. "
+      "With HP_TRACE_ADAPTIVE=true: the percentage of the trace buffer that events (MPI and "
+      "regions) may fill before they stop (1 to 100); the rest is kept for samples. "
       "See doc/tracing.md." },
     { "HP_TIMER", VAR_CHOICE, "tsc", FIELD(timer),
       "Timer: tsc (the CPU's invariant time-stamp counter; falls back to monotonic when the "
@@ -435,6 +437,7 @@ int hp_config_load(const char *(*getenv_fn)(const char *), char *err, size_t err
     }
     if (!bad && check_dump_not_finalize(getenv_fn, err, errlen) < 0)
         bad = 1;
+    hp_cfg.trace_adaptive_set = getenv_fn("HP_TRACE_ADAPTIVE") != NULL;
     hp_log_set_verbosity(hp_cfg.verbose); /* the one place HP_VERBOSE is read */
     return bad ? -1 : 0;
 }

@@ -38,6 +38,7 @@ typedef struct hp_config {
     uint64_t total_memory;           /* bytes */
     uint64_t trace_buffer;           /* bytes per location, 0 = a quarter of total_memory */
     bool trace_adaptive;             /* HP_TRACE_ADAPTIVE: trace_bins.h instead of flushes */
+    bool trace_adaptive_set;         /* HP_TRACE_ADAPTIVE given: otherwise it follows sampling */
     uint64_t trace_event_share;      /* HP_TRACE_EVENT_SHARE: percent of the bins for events */
     hp_timer_kind timer;
     uint64_t sampling_frequency;     /* Hz, 0 = off */

@@ -62,6 +62,9 @@ hp_trace_bins *hp_trace_bins_init(void *region, size_t size, const hp_trace_bins
     b->start_period = cfg->start_period;
     b->rearm = cfg->rearm;
     b->rearm_arg = cfg->rearm_arg;
+    b->stop_region = cfg->stop_region;
+    b->event_reserve = b->bin_slots / 4 < HP_BINS_EVENT_RESERVE ? b->bin_slots / 4
+                                                                : HP_BINS_EVENT_RESERVE;
     b->next_number = 1;
     b->free_head = HP_BINS_NIL;
     stream_init(&b->events);
@@ -198,8 +201,11 @@ static uint32_t take_event_bin(hp_trace_bins *b, uint64_t time)
     uint32_t i;
     while ((i = pop_bin(b)) == HP_BINS_NIL && close_lowest_level(b, time))
         ;
-    if (i != HP_BINS_NIL)
+    if (i != HP_BINS_NIL) {
         stream_add_bin(b, &b->events, i);
+        if (b->events.nbins >= b->event_bin_limit) /* the share's last bin: keep a reserve */
+            b->events.end -= b->event_reserve;
+    }
     atomic_signal_fence(memory_order_seq_cst);
     b->busy = 0;
     return i;
@@ -218,65 +224,61 @@ static hp_bins_result lose_event(hp_trace_bins *b, uint32_t kind, bool closing)
     return HP_BINS_LOST;
 }
 
-static hp_bins_result thin_event(hp_trace_bins *b, uint32_t kind, uint64_t time)
+/* Events reached their share: from now on they are dropped, but for the Leaves of
+ * recorded Enters, which go into the reserve held back in the last bin. The stop is
+ * marked in the events themselves by the stop region (Enter and Leave at the time of
+ * the stop), and in the statistics. */
+static void stop_events(hp_trace_bins *b, uint64_t time)
 {
-    if (b->stats.thinned_at == 0)
-        b->stats.thinned_at = time != 0 ? time : 1;
-    if (kind == HP_TRACE_ENTER)
-        b->open_dropped++;
-    b->stats.events_thinned++;
-    return HP_BINS_THINNED;
+    hp_bins_stream *e = &b->events;
+    b->stopped = true;
+    b->stats.stopped_at = time != 0 ? time : 1;
+    if (e->next != NULL)
+        e->end = slots_of(b, e->last) + b->bin_slots; /* the reserve is open now */
+    if (b->stop_region == HP_BINS_NIL || e->next == NULL || e->end - e->next < 2)
+        return;
+    *e->next++ = (hp_trace_event){ time, HP_TRACE_ENTER, b->stop_region };
+    *e->next++ = (hp_trace_event){ time, HP_TRACE_LEAVE, b->stop_region };
+}
+
+static bool is_message(uint32_t kind)
+{
+    return kind == HP_TRACE_MPI_SEND || kind == HP_TRACE_MPI_RECV ||
+           kind == HP_TRACE_MPI_ISEND || kind == HP_TRACE_MPI_IRECV;
 }
 
 hp_trace_event *hp_trace_bins_event_room(hp_trace_bins *b, uint64_t time, uint32_t kind,
-                                         bool mpi, hp_bins_result *why)
+                                         hp_bins_result *why)
 {
     unsigned k = hp_trace_slots(kind);
-    bool closing = false; /* a Leave of a recorded Enter: never dropped while room is found */
+    bool closing = false; /* a Leave of a recorded Enter: kept while the reserve has room */
     if (kind == HP_TRACE_LEAVE) {
-        /* Enters dropped after the stop are the innermost open ones, and among non-MPI
-         * regions the thinned ones are inside the recorded ones: so a Leave closes a
-         * dropped Enter exactly while such counts are positive. */
+        /* Enters dropped after the stop are the innermost open ones: so a Leave closes a
+         * dropped Enter exactly while their count is positive. */
         if (b->open_stopped > 0) {
             b->open_stopped--;
             b->stats.events_lost++;
             *why = HP_BINS_LOST;
             return NULL;
         }
-        if (!mpi && b->open_dropped > 0) {
-            b->open_dropped--;
-            b->stats.events_thinned++;
-            *why = HP_BINS_THINNED;
-            return NULL;
-        }
         closing = true;
     } else if (b->stopped) {
+        b->stats.messages_lost += is_message(kind);
         *why = lose_event(b, kind, false);
-        return NULL;
-    } else if (b->thinning && !mpi) {
-        *why = thin_event(b, kind, time);
         return NULL;
     }
     hp_bins_stream *e = &b->events;
     if (e->next == NULL || (size_t)(e->end - e->next) < k) {
-        if (!b->thinning && b->events.nbins >= b->event_bin_limit) {
-            /* From now on every event is decided on its own, whatever this one is. */
-            b->thinning = true;
-            if (b->stats.thinned_at == 0)
-                b->stats.thinned_at = time != 0 ? time : 1;
-        }
-        if (b->thinning && !closing && !mpi) {
-            *why = thin_event(b, kind, time);
+        if (!b->stopped && e->nbins >= b->event_bin_limit)
+            stop_events(b, time);
+        if (b->stopped && (!closing || e->next == NULL || (size_t)(e->end - e->next) < k)) {
+            b->stats.messages_lost += is_message(kind);
+            *why = lose_event(b, kind, closing);
             return NULL;
         }
-        if (b->stopped && !closing) {
-            *why = lose_event(b, kind, false);
-            return NULL;
-        }
-        if (take_event_bin(b, time) == HP_BINS_NIL) {
-            if (b->stats.stopped_at == 0)
-                b->stats.stopped_at = time != 0 ? time : 1;
-            b->stopped = true;
+        if (!b->stopped && take_event_bin(b, time) == HP_BINS_NIL) {
+            /* only when the samples hold no bin at all: a buffer too small to share */
+            stop_events(b, time);
             *why = lose_event(b, kind, closing);
             return NULL;
         }
@@ -290,11 +292,10 @@ hp_trace_event *hp_trace_bins_event_room(hp_trace_bins *b, uint64_t time, uint32
     return dst;
 }
 
-hp_bins_result hp__trace_bins_event_slow(hp_trace_bins *b, const hp_trace_event *slots,
-                                         bool mpi)
+hp_bins_result hp__trace_bins_event_slow(hp_trace_bins *b, const hp_trace_event *slots)
 {
     hp_bins_result why;
-    hp_trace_event *dst = hp_trace_bins_event_room(b, slots[0].time, slots[0].kind, mpi, &why);
+    hp_trace_event *dst = hp_trace_bins_event_room(b, slots[0].time, slots[0].kind, &why);
     if (dst != NULL)
         memcpy(dst, slots, hp_trace_slots(slots[0].kind) * sizeof(*slots));
     return why;

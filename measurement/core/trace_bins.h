@@ -14,14 +14,14 @@
  * halvings the kept samples are exactly those whose number is a multiple of 2^k, and
  * each stands for 2^k start intervals.
  *
- * Events are kept in full while they hold less than event_share percent of the bins.
- * Beyond that the region events are thinned to MPI only: a non-MPI Enter is dropped with
- * its matching Leave, while a Leave that closes a region entered before the thinning is
- * still kept, so the trace stays balanced and no MPI event is ever dropped for the share.
- * MPI events then go on taking bins (from the samples' levels when none is free). Only
- * when no bin is left at all do events stop: from then on only Leaves that close recorded
- * Enters are stored while the current bin has room. Both steps are marked (time and count)
- * in hp_trace_bins_stats, for the writer and the summary.
+ * Events (regions and MPI alike) hold at most event_share percent of the bins, so the
+ * samples always keep the rest and cover the run to its end. When the events fill their
+ * share they stop: later events are dropped, but for the Leaves of recorded Enters,
+ * which go into a reserve held back in the share's last bin (up to HP_BINS_EVENT_RESERVE
+ * slots), so the trace stays balanced. The stop is marked by an Enter and a Leave of
+ * the stop region at its time, and in hp_trace_bins_stats (time, events and messages
+ * dropped). Each buffer stops on its own: a message whose other half was recorded on a
+ * location that stopped earlier or later stays without its partner.
  *
  * Records are slots of the trace buffer's format (hp_trace_event, trace_buffer.h): an
  * event is its hp_trace_slots(kind) slots; a sample is sample_slots slots whose first
@@ -52,7 +52,8 @@ enum {
     HP_BINS_LEVELS = 64,            /* levels of a 64-bit sample number */
     HP_BINS_MAX_SAMPLE_SLOTS = 16,
     HP_BINS_DEFAULT_BIN_SIZE = 64 * 1024,
-    HP_BINS_DEFAULT_EVENT_SHARE = 50
+    HP_BINS_DEFAULT_EVENT_SHARE = 50,
+    HP_BINS_EVENT_RESERVE = 64      /* slots for Leaves after the stop */
 };
 
 #define HP_BINS_NIL UINT32_MAX
@@ -64,11 +65,12 @@ typedef int hp_trace_bins_rearm_fn(void *arg, uint64_t period_ns);
 
 typedef struct hp_trace_bins_config {
     size_t bin_size;        /* bytes; 0 = 64 KiB; at least 16 slots */
-    unsigned event_share;   /* percent of the bins events hold before thinning; 0 = 50 */
+    unsigned event_share;   /* percent of the bins events may hold; 0 = 50 */
     unsigned sample_slots;  /* slots of one sample record, 1..16; 0 = 1 */
     uint64_t start_period;  /* ns between samples at the start frequency */
     hp_trace_bins_rearm_fn *rearm; /* NULL = the rate cannot change */
     void *rearm_arg;
+    uint32_t stop_region;   /* region that marks the stop of the events; HP_BINS_NIL = none */
 } hp_trace_bins_config;
 
 /* One halving: at time, level `level` was closed and the sample interval became
@@ -85,12 +87,11 @@ typedef struct hp_trace_bins_stats {
     uint64_t samples_closed;   /* dropped at once: their level was closed */
     uint64_t samples_revoked;  /* stored, then given back with their level */
     uint64_t samples_busy;     /* refused while the event path took a bin */
-    uint64_t samples_lost;     /* no bin and no level to give back (events hold all) */
+    uint64_t samples_lost;     /* no bin and no level to give back (a tiny buffer) */
     uint64_t events_stored;
-    uint64_t events_thinned;   /* non-MPI events dropped beyond the event share */
-    uint64_t events_lost;      /* dropped after events stopped (buffer full of events) */
-    uint64_t thinned_at;       /* time of the first thinned event; 0 = never */
-    uint64_t stopped_at;       /* time of the first lost event; 0 = never */
+    uint64_t events_lost;      /* dropped after events stopped at their share */
+    uint64_t messages_lost;    /* of those: point-to-point message events */
+    uint64_t stopped_at;       /* time events stopped; 0 = never */
     uint64_t unclosed;         /* recorded Enters whose Leave could not be stored */
     uint64_t bins_revoked;
     uint32_t bins;             /* bins of the buffer */
@@ -121,17 +122,17 @@ typedef struct hp_trace_bins {
     size_t bin_size;
     uint32_t nbins;
     uint32_t bin_slots;               /* record slots per bin */
-    uint32_t event_bin_limit;         /* events thin beyond this many bins */
+    uint32_t event_bin_limit;         /* events stop at this many bins */
+    uint32_t event_reserve;           /* slots of the last of them kept for Leaves */
+    uint32_t stop_region;
     unsigned sample_slots;
     uint64_t start_period;
     hp_trace_bins_rearm_fn *rearm;
     void *rearm_arg;
     /* Events. */
     hp_bins_stream events;
-    bool thinning;
     bool stopped;
     uint64_t open_recorded;           /* recorded Enters not yet left */
-    uint64_t open_dropped;            /* thinned (non-MPI) Enters not yet left */
     uint64_t open_stopped;            /* Enters dropped after the stop, not yet left */
     /* Samples. */
     hp_bins_stream levels[HP_BINS_LEVELS];
@@ -148,7 +149,6 @@ hp_trace_bins *hp_trace_bins_init(void *region, size_t size, const hp_trace_bins
 typedef enum hp_bins_result {
     HP_BINS_STORED = 0,
     HP_BINS_CLOSED,  /* sample of a closed level: dropped, as designed */
-    HP_BINS_THINNED, /* event beyond the event share: dropped, as designed */
     HP_BINS_BUSY,    /* sample refused while the event path took a bin */
     HP_BINS_LOST     /* no room at all */
 } hp_bins_result;
@@ -156,8 +156,7 @@ typedef enum hp_bins_result {
 /* Slow paths of the two functions below. */
 hp_bins_result hp__trace_bins_sample_slow(hp_trace_bins *b, const hp_trace_event *rec,
                                           uint64_t n, unsigned level);
-hp_bins_result hp__trace_bins_event_slow(hp_trace_bins *b, const hp_trace_event *slots,
-                                         bool mpi);
+hp_bins_result hp__trace_bins_event_slow(hp_trace_bins *b, const hp_trace_event *slots);
 
 /* The event path without the copy, for a writer that appends in place (trace_buffer.c):
  * decides about an event of this kind at time as hp_trace_bins_event does and returns
@@ -165,7 +164,7 @@ hp_bins_result hp__trace_bins_event_slow(hp_trace_bins *b, const hp_trace_event 
  * *why. Events appended straight into events.next..events.end meanwhile are the caller's
  * to sync (events.next) before the next call; they are not counted in the statistics. */
 hp_trace_event *hp_trace_bins_event_room(hp_trace_bins *b, uint64_t time, uint32_t kind,
-                                         bool mpi, hp_bins_result *why);
+                                         hp_bins_result *why);
 
 /* The sample number after n, in steps of 1 << shift. */
 static inline uint64_t hp__trace_bins_after(uint64_t n, unsigned shift)
@@ -197,16 +196,14 @@ static inline hp_bins_result hp_trace_bins_sample(hp_trace_bins *b, const hp_tra
     return HP_BINS_STORED;
 }
 
-/* Stores one event (hp_trace_slots(slots[0].kind) slots). mpi: the event belongs to an
- * MPI call (its region's Enter/Leave, message and collective events), which the event
- * share never drops. Not for signal handlers. */
-static inline hp_bins_result hp_trace_bins_event(hp_trace_bins *b, const hp_trace_event *slots,
-                                                 bool mpi)
+/* Stores one event (hp_trace_slots(slots[0].kind) slots); MPI and region events count
+ * alike for the share. Not for signal handlers. */
+static inline hp_bins_result hp_trace_bins_event(hp_trace_bins *b, const hp_trace_event *slots)
 {
     unsigned k = hp_trace_slots(slots[0].kind);
     hp_bins_stream *e = &b->events;
-    if (unlikely((b->thinning | b->stopped) || e->next == NULL || (size_t)(e->end - e->next) < k))
-        return hp__trace_bins_event_slow(b, slots, mpi);
+    if (unlikely(b->stopped || e->next == NULL || (size_t)(e->end - e->next) < k))
+        return hp__trace_bins_event_slow(b, slots);
     for (unsigned i = 0; i < k; i++)
         e->next[i] = slots[i];
     e->next += k;
@@ -254,8 +251,8 @@ typedef struct hp_trace_bins_record {
 
 void hp_trace_bins_reader_open(hp_trace_bins_reader *r, hp_trace_bins *b);
 
-/* The next record in time order; false at the end. When events stopped (the buffer held
- * nothing but events) and regions were left open, their Leaves follow at the end, at the
+/* The next record in time order; false at the end. When events stopped and the reserve
+ * could not hold the Leaves of regions left open, those Leaves follow at the end, at the
  * time of the last record, innermost first (made_up set), so the trace stays balanced. */
 bool hp_trace_bins_reader_next(hp_trace_bins_reader *r, hp_trace_bins_record *out);
 

@@ -23,6 +23,7 @@
 
 static size_t chunk_limit = 2;
 static hp_region *flush_region;
+static hp_region *stop_region;   /* marks where an adaptive buffer's events stopped */
 static _Atomic unsigned spill_serial;
 static uint64_t adaptive_bytes;  /* > 0: HP_TRACE_ADAPTIVE, each location's buffer */
 static uint64_t adaptive_period; /* ns between samples at the start frequency */
@@ -38,7 +39,9 @@ int hp_trace_setup(uint64_t total_memory)
     chunk_limit = limit > 2 ? limit : 2;
     flush_region = hp_region_define("TRACE BUFFER FLUSH", "", -1, HP_PARADIGM_USER,
                                     HP_ROLE_ARTIFICIAL);
-    return flush_region != NULL ? 0 : -1;
+    stop_region = hp_region_define("TRACE EVENTS STOPPED", "", -1, HP_PARADIGM_USER,
+                                   HP_ROLE_ARTIFICIAL);
+    return flush_region != NULL && stop_region != NULL ? 0 : -1;
 }
 
 void hp_trace_set_buffer(uint64_t bytes, bool adaptive, uint64_t start_period)
@@ -160,17 +163,6 @@ static bool reuse_next_chunk(hp_trace_buffer *b)
     return true;
 }
 
-/* Whether an event belongs to an MPI call (kept beyond the events' share). */
-static bool is_mpi_event(uint32_t kind, uint32_t region)
-{
-    if (kind == HP_TRACE_METRIC)
-        return false;
-    if (kind != HP_TRACE_ENTER && kind != HP_TRACE_LEAVE)
-        return true;
-    const hp_region *r = hp_region_at(region);
-    return r != NULL && r->paradigm == HP_PARADIGM_MPI;
-}
-
 /* The location's adaptive buffer, made at its first event; false when the budget cannot
  * hold it (the location then uses the flushing buffer). */
 /* Each open sample level holds at least one bin, and a level closes only when no bin is
@@ -195,22 +187,22 @@ static bool bins_ready(hp_trace_buffer *b)
         return false;
     void *region = hp_memory_pages(adaptive_bytes);
     hp_trace_bins_config cfg = { bin_size_for(adaptive_bytes), event_share, sample_slots,
-                                 adaptive_period, sample_rearm, b };
+                                 adaptive_period, sample_rearm, b,
+                                 stop_region != NULL ? stop_region->id : HP_BINS_NIL };
     b->bins = region != NULL ? hp_trace_bins_init(region, adaptive_bytes, &cfg) : NULL;
     return b->bins != NULL;
 }
 
 /* Adaptive mode: the bins decide about the event and say where it goes; the caller's
- * append then writes it there. Beyond the events' share every event comes here (no room
+ * append then writes it there. After the events stopped every event comes here (no room
  * is given beyond it); before, the whole current bin is the room. */
-static bool bins_make_room(hp_trace_buffer *b, uint64_t time, uint32_t kind, uint32_t region)
+static bool bins_make_room(hp_trace_buffer *b, uint64_t time, uint32_t kind)
 {
     hp_trace_bins *x = b->bins;
     if (b->next != NULL)
         x->events.next = b->next; /* what the appends wrote meanwhile */
     hp_bins_result why;
-    hp_trace_event *dst = hp_trace_bins_event_room(x, time, kind, is_mpi_event(kind, region),
-                                                   &why);
+    hp_trace_event *dst = hp_trace_bins_event_room(x, time, kind, &why);
     if (dst == NULL) {
         if (why == HP_BINS_LOST)
             b->lost++;
@@ -219,7 +211,7 @@ static bool bins_make_room(hp_trace_buffer *b, uint64_t time, uint32_t kind, uin
     }
     x->events.next = dst; /* taken back: the caller's append writes and counts it */
     b->next = dst;
-    b->end = x->thinning || x->stopped ? dst + hp_trace_slots(kind) : x->events.end;
+    b->end = x->stopped ? dst + hp_trace_slots(kind) : x->events.end;
     return true;
 }
 
@@ -258,13 +250,12 @@ void hp_trace_add_flush(hp_trace_buffer *b, uint64_t start, uint64_t end)
     hp_trace_add(b, HP_TRACE_LEAVE, id, end > start ? end : start);
 }
 
-bool hp__trace_make_room(hp_trace_buffer *b, uint64_t *time, size_t slots, uint32_t kind,
-                         uint32_t region)
+bool hp__trace_make_room(hp_trace_buffer *b, uint64_t *time, size_t slots, uint32_t kind)
 {
     if (b->next != NULL && (size_t)(b->end - b->next) >= slots)
         return true;
     if (adaptive_bytes != 0 && bins_ready(b))
-        return bins_make_room(b, *time, kind, region);
+        return bins_make_room(b, *time, kind);
     if (hp__trace_grow(b, slots))
         return true;
     uint64_t start, end;

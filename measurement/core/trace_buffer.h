@@ -9,8 +9,8 @@
  * With HP_TRACE_ADAPTIVE=true (hp_trace_set_buffer) a location's events go instead into
  * the bins of its adaptive buffer (trace_bins.h), taken from the budget at its first
  * event: the append below writes straight into the current event bin, and the slow path
- * takes the next bin, or, beyond the events' share, decides event by event (region events
- * thinned to MPI only). Nothing is ever flushed then.
+ * takes the next bin, or, once the events filled their share and stopped, decides event
+ * by event (only Leaves of recorded Enters go on). Nothing is ever flushed then.
  */
 #ifndef HP_MEASUREMENT_TRACE_BUFFER_H
 #define HP_MEASUREMENT_TRACE_BUFFER_H
@@ -59,7 +59,7 @@ int hp_trace_setup(uint64_t total_memory);
 void hp_trace_set_buffer(uint64_t bytes, bool adaptive, uint64_t start_period);
 
 /* HP_TRACE_EVENT_SHARE (before the first event): the percentage of an adaptive buffer's
- * bins that region events fill before they are thinned (1 to 100; default 50). */
+ * bins that events (MPI and regions) may fill before they stop (1 to 100; default 50). */
 void hp_trace_set_event_share(unsigned percent);
 
 /* True in adaptive mode (HP_TRACE_ADAPTIVE=true with tracing on). */
@@ -77,17 +77,16 @@ void hp_trace_buffer_init(hp_trace_buffer *b);
 
 /* Slow path of hp_trace_add: a new chunk, or a flush. After a flush, *time is moved to
  * the flush's end so that the location's events stay in time order. Returns false when
- * the event (of kind, with region) is not to be stored: no room (counted as lost), or
- * thinned in adaptive mode (counted there). */
-bool hp__trace_make_room(hp_trace_buffer *b, uint64_t *time, size_t slots, uint32_t kind,
-                         uint32_t region);
+ * the event (of kind) is not to be stored: no room (counted as lost), or
+ * after the stop in adaptive mode (counted there too). */
+bool hp__trace_make_room(hp_trace_buffer *b, uint64_t *time, size_t slots, uint32_t kind);
 
 /* Appends an event at time. Returns the time it was recorded with: later than time when
  * a flush came first (events that share the time follow it with the returned one). */
 static inline uint64_t hp_trace_add(hp_trace_buffer *b, hp_trace_kind kind, uint32_t region,
                                     uint64_t time)
 {
-    if (unlikely(b->next == b->end) && !hp__trace_make_room(b, &time, 1, kind, region))
+    if (unlikely(b->next == b->end) && !hp__trace_make_room(b, &time, 1, kind))
         return time;
     *b->next++ = (hp_trace_event){ time, (uint32_t)kind, region };
     b->events++;
@@ -101,7 +100,7 @@ static inline uint64_t hp_trace_add_args(hp_trace_buffer *b, hp_trace_kind kind,
                                          size_t npayload)
 {
     if (unlikely((size_t)(b->end - b->next) < 1 + npayload) &&
-        !hp__trace_make_room(b, &time, 1 + npayload, kind, id))
+        !hp__trace_make_room(b, &time, 1 + npayload, kind))
         return time;
     *b->next++ = (hp_trace_event){ time, (uint32_t)kind, id };
     for (size_t i = 0; i < npayload; i++)

@@ -159,11 +159,6 @@ static size_t collect_notes(char notes[][256])
                  (unsigned long long)hp_trace_output_lost_samples());
     hp_trace_output_adaptive ad;
     hp_trace_output_adaptive_stats(&ad);
-    if (ad.thinning_locations > 0 && ad.thinned > 0)
-        snprintf(notes[n++], 256, "HP_TRACE_ADAPTIVE: events filled their share of the trace "
-                 "buffer on %u locations, so %llu region events (not MPI) were left out of the "
-                 "trace from then on; raise HP_TRACE_BUFFER or HP_TRACE_EVENT_SHARE to keep them", ad.thinning_locations,
-                 (unsigned long long)ad.thinned);
     if (ad.halved_locations > 0)
         snprintf(notes[n++], 256, "HP_TRACE_ADAPTIVE: the sampling frequency was halved on %u "
                  "locations (%llu times in all; the lowest final frequency %.4g Hz): the trace "
@@ -171,10 +166,11 @@ static size_t collect_notes(char notes[][256])
                  ad.halved_locations, (unsigned long long)ad.halvings,
                  1e9 / (double)ad.longest_period);
     if (ad.stopped_locations > 0)
-        snprintf(notes[n++], 256, "HP_TRACE_ADAPTIVE: the trace buffer of %u locations held "
-                 "nothing but events, so their traces end early (%llu events left out, %llu "
-                 "regions left open); raise HP_TRACE_BUFFER", ad.stopped_locations,
-                 (unsigned long long)ad.lost, (unsigned long long)ad.unclosed);
+        snprintf(notes[n++], 256, "HP_TRACE_ADAPTIVE: events stopped at their share of the "
+                 "trace on %u locations, %.3f to %.3f s after start (TRACE EVENTS STOPPED); "
+                 "samples go on: %llu events (%llu messages) left out",
+                 ad.stopped_locations, ad.first_stop, ad.last_stop,
+                 (unsigned long long)ad.lost, (unsigned long long)ad.messages_lost);
     if (hp_location_refused_count() > 0)
         snprintf(notes[n++], 256, "%llu threads were not measured: HP_TOTAL_MEMORY could "
                  "not hold their call trees", (unsigned long long)hp_location_refused_count());

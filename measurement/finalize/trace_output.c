@@ -268,18 +268,27 @@ uint64_t hp_trace_output_lost_samples(void)
 void hp_trace_output_adaptive_stats(hp_trace_output_adaptive *out)
 {
     memset(out, 0, sizeof(*out));
+    out->first_stop = -1;
+    double tps = hp_timer_ticks_per_second();
     for (hp_location *l = hp_location_list(); l != NULL; l = l->next) {
         if (l->trace.bins == NULL)
             continue;
         hp_trace_bins_stats st;
         hp_trace_bins_get_stats(l->trace.bins, &st);
-        out->thinned += st.events_thinned;
         out->lost += st.events_lost;
+        out->messages_lost += st.messages_lost;
         out->unclosed += st.unclosed;
         out->halvings += st.halvings;
-        out->thinning_locations += st.thinned_at != 0;
-        out->stopped_locations += st.stopped_at != 0;
         out->halved_locations += st.halvings != 0;
+        if (st.stopped_at != 0) {
+            out->stopped_locations++;
+            double at = st.stopped_at > l->start_time
+                            ? (double)(st.stopped_at - l->start_time) / tps : 0;
+            if (out->first_stop < 0 || at < out->first_stop)
+                out->first_stop = at;
+            if (at > out->last_stop)
+                out->last_stop = at;
+        }
         uint64_t period = hp_trace_bins_period(l->trace.bins);
         if (st.halvings != 0 && period > out->longest_period)
             out->longest_period = period;

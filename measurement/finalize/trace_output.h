@@ -66,12 +66,14 @@ uint64_t hp_trace_output_flushes(void);
 
 /* Samples of all locations that could not be recorded in the trace (for the notes). */
 uint64_t hp_trace_output_lost_samples(void);
-/* Adaptive mode (HP_TRACE_ADAPTIVE): events thinned to MPI only and events lost because a
- * buffer held nothing but events, summed over the locations, with the number of
- * locations that thinned and that stopped (for the notes). */
+/* Adaptive mode (HP_TRACE_ADAPTIVE): events (and messages among them) dropped after the
+ * events of a buffer filled their share, summed over this process's locations, with the
+ * number of locations that stopped and the earliest and latest stop in seconds after
+ * their thread's start (for the notes). */
 typedef struct hp_trace_output_adaptive {
-    uint64_t thinned, lost, unclosed, halvings;
-    unsigned thinning_locations, stopped_locations, halved_locations;
+    uint64_t lost, messages_lost, unclosed, halvings;
+    unsigned stopped_locations, halved_locations;
+    double first_stop, last_stop;
     uint64_t longest_period; /* ns: the lowest sampling frequency a location ended at */
 } hp_trace_output_adaptive;
 

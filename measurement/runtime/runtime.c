@@ -283,6 +283,11 @@ static int start_measurement(void)
         if (hp_trace_setup(hp_cfg.total_memory) < 0)
             return STATE_DISABLED;
         hp_trace_set_event_share((unsigned)hp_cfg.trace_event_share);
+        /* Hybrid mode (tracing and sampling) is what the adaptive buffer is for: the
+         * default there; without samples, only when asked for. hp.config shows the
+         * choice made. */
+        if (!hp_cfg.trace_adaptive_set)
+            hp_cfg.trace_adaptive = hp_sampling_enabled();
         hp_trace_set_buffer(hp_cfg.trace_buffer, hp_cfg.trace_adaptive,
                             hp_cfg.sampling_frequency ? 1000000000 / hp_cfg.sampling_frequency
                                                       : 0);

@@ -62,11 +62,12 @@ check_eq "threads: samples in rounds/outer/spin_deep on all 3 locations" "0 1 2"
 check_eq "threads: samples in the trace = samples charged" "$(charged thr/summary.txt)" \
     "$(wc -l < thr.samples)"
 
-# A full buffer: the signal handler does not flush, and busy_paths.c has no events that
-# would; the samples that do not fit are counted, never half-written. The smallest budget
-# holds 1000-2000 samples; 3 s at 20 kHz overflow it even on a loaded machine (4% of the
-# nominal 60000 samples suffice).
-HP_TOTAL_MEMORY=256K HP_ENABLE_TRACING=true HP_SAMPLING_FREQUENCY=20000 \
+# A full flushing buffer (HP_TRACE_ADAPTIVE=false; with sampling the adaptive buffer is
+# the default, t048/t049): the signal handler does not flush, and busy_paths.c has no
+# events that would; the samples that do not fit are counted, never half-written. The
+# smallest budget holds 1000-2000 samples; 3 s at 20 kHz overflow it even on a loaded
+# machine (4% of the nominal 60000 samples suffice).
+HP_TRACE_ADAPTIVE=false HP_TOTAL_MEMORY=256K HP_ENABLE_TRACING=true HP_SAMPLING_FREQUENCY=20000 \
     HP_EXPERIMENT_DIRECTORY=full ./busy 3000 > /dev/null 2> full.err
 lost=$(sed -n 's/^  - \([0-9]*\) samples are not in the trace.*/\1/p' full/summary.txt)
 n=$(otf2-print full/traces.otf2 | grep -c '^CALLING_CONTEXT_SAMPLE')

@@ -161,13 +161,17 @@ TEST(trace_buffer_and_adaptive_mode)
     char err[1024];
     ASSERT_INT_EQ(load(none, err, sizeof(err)), 0);
     ASSERT_UINT_EQ(hp_cfg.trace_buffer, 0);
-    ASSERT(!hp_cfg.trace_adaptive);
+    ASSERT(hp_cfg.trace_adaptive);        /* unset: it follows sampling (runtime.c) */
+    ASSERT(!hp_cfg.trace_adaptive_set);
 
     const char *good[] = { "HP_TOTAL_MEMORY=64M", "HP_TRACE_BUFFER=32M",
                            "HP_TRACE_ADAPTIVE=yes", NULL };
     ASSERT_INT_EQ(load(good, err, sizeof(err)), 0);
     ASSERT_UINT_EQ(hp_cfg.trace_buffer, 32u << 20);
-    ASSERT(hp_cfg.trace_adaptive);
+    ASSERT(hp_cfg.trace_adaptive && hp_cfg.trace_adaptive_set);
+    const char *off[] = { "HP_TRACE_ADAPTIVE=false", NULL };
+    ASSERT_INT_EQ(load(off, err, sizeof(err)), 0);
+    ASSERT(!hp_cfg.trace_adaptive && hp_cfg.trace_adaptive_set);
 
     const char *big[] = { "HP_TRACE_BUFFER=9M", "HP_TRACE_ADAPTIVE=maybe", NULL };
     ASSERT_INT_EQ(load(big, err, sizeof(err)), -1);

@@ -1,6 +1,7 @@
 /*
  * Unit tests of the adaptive trace buffer (measurement/trace_bins.c): which samples stay
- * after halvings, how many halvings a run takes, events kept and thinned, the reader's
+ * after halvings, how many halvings a run takes, events kept up to their share and
+ * stopped there (marked), the reader's
  * time order, and a long run in a small buffer. Regions are plain malloc'ed memory here;
  * bins are small (1 KiB, 63 slots) so that a few thousand records exercise many bins.
  */
@@ -13,7 +14,7 @@
 
 #include "test.h"
 
-enum { BIN = 1024, SLOTS_PER_BIN = BIN / 16 - 1 };
+enum { BIN = 1024, SLOTS_PER_BIN = BIN / 16 - 1, RESERVE = SLOTS_PER_BIN / 4, STOP = 77 };
 
 /* The re-arm callback of the tests: remembers the period the "timer" now has. */
 static uint64_t timer_period;
@@ -33,7 +34,7 @@ static hp_trace_bins *make(void **region, size_t nbins, unsigned share, unsigned
     size_t size = 4096 + nbins * BIN; /* the control block fits in 4096 */
     *region = calloc(1, size);
     hp_trace_bins_config cfg = { BIN, share, sample_slots, 1000, rearm ? fake_rearm : NULL,
-                                 NULL };
+                                 NULL, STOP };
     timer_period = 1000;
     rearm_calls = 0;
     return hp_trace_bins_init(*region, size, &cfg);
@@ -48,10 +49,10 @@ static hp_bins_result sample(hp_trace_bins *b, uint64_t time, uint32_t tag)
 }
 
 static hp_bins_result event(hp_trace_bins *b, uint64_t time, hp_trace_kind kind,
-                            uint32_t region, bool mpi)
+                            uint32_t region)
 {
     hp_trace_event slots[3] = { { time, kind, region }, { 7, 8, 9 }, { 10, 11, 12 } };
-    return hp_trace_bins_event(b, slots, mpi);
+    return hp_trace_bins_event(b, slots);
 }
 
 /* Bins that the samples of levels >= k take when numbers 1..n were all stored. */
@@ -201,9 +202,9 @@ TEST(events_survive_and_reader_merges_in_time_order)
         uint64_t t = i * 100;
         sample(b, t + 50, (uint32_t)i);
         if (i % 50 == 0) { /* 600 slots: under the events' share of 12 bins */
-            ASSERT_INT_EQ(event(b, t, HP_TRACE_ENTER, 5, true), HP_BINS_STORED);
-            ASSERT_INT_EQ(event(b, t + 1, HP_TRACE_MPI_ISEND, 0, true), HP_BINS_STORED);
-            ASSERT_INT_EQ(event(b, t + 50, HP_TRACE_LEAVE, 5, true), HP_BINS_STORED);
+            ASSERT_INT_EQ(event(b, t, HP_TRACE_ENTER, 5), HP_BINS_STORED);
+            ASSERT_INT_EQ(event(b, t + 1, HP_TRACE_MPI_ISEND, 0), HP_BINS_STORED);
+            ASSERT_INT_EQ(event(b, t + 50, HP_TRACE_LEAVE, 5), HP_BINS_STORED);
             nevents += 3;
         }
     }
@@ -247,164 +248,178 @@ TEST(events_survive_and_reader_merges_in_time_order)
     return 0;
 }
 
-/* Beyond the event share, region events are thinned to MPI only: non-MPI Enters are
- * dropped with their Leaves, the Leaves of regions entered before are kept, every MPI
- * event is kept, and the thinning is marked with its time and count. */
-TEST(event_share_thins_regions_keeps_mpi_and_balance)
+/* Checks what the reader gives back: time order, balanced regions, the stop marked once
+ * (an Enter and a Leave of STOP at stopped_at) and no event but a Leave after it; counts
+ * the MPI_SEND events and the made-up Leaves. */
+static int read_back(hp_trace_bins *b, uint64_t stopped_at, uint64_t *sends, uint64_t *made_up,
+                     uint64_t *records)
 {
-    void *region;
-    const size_t nbins = 60;
-    hp_trace_bins *b = make(&region, nbins, 25, 1, false);
-    /* The samples fill the buffer first, so the events must take bins from them. */
-    for (uint64_t i = 1; i <= nbins * SLOTS_PER_BIN; i++)
-        sample(b, i, (uint32_t)i);
-    uint64_t t = nbins * SLOTS_PER_BIN + 1;
-    ASSERT_INT_EQ(event(b, t++, HP_TRACE_ENTER, 1, false), HP_BINS_STORED); /* main */
-    uint64_t mpi = 0, region_events = 2; /* main's Enter and Leave */
-    for (int iter = 0; iter < 400; iter++) { /* 118 until the share, then MPI only */
-        event(b, t++, HP_TRACE_ENTER, 2, false); /* solve */
-        event(b, t++, HP_TRACE_ENTER, 3, false); /* kernel */
-        event(b, t++, HP_TRACE_LEAVE, 3, false);
-        ASSERT_INT_EQ(event(b, t++, HP_TRACE_ENTER, 4, true), HP_BINS_STORED); /* MPI_Send */
-        ASSERT_INT_EQ(event(b, t++, HP_TRACE_MPI_SEND, 0, true), HP_BINS_STORED);
-        ASSERT_INT_EQ(event(b, t++, HP_TRACE_LEAVE, 4, true), HP_BINS_STORED);
-        event(b, t++, HP_TRACE_LEAVE, 2, false);
-        mpi += 3;
-        region_events += 4;
-        if (iter == 200) /* some samples come in between */
-            for (int s = 0; s < 500; s++)
-                sample(b, t++, 0);
-    }
-    ASSERT_INT_EQ(event(b, t++, HP_TRACE_LEAVE, 1, false), HP_BINS_STORED); /* main */
-    hp_trace_bins_stats st;
-    hp_trace_bins_get_stats(b, &st);
-    ASSERT(st.thinned_at > 0);
-    ASSERT(st.events_thinned > 0);
-    ASSERT_UINT_EQ(st.events_lost + st.unclosed + st.stopped_at, 0);
-    /* Events hold their share and then some (MPI goes on), samples the rest. */
-    ASSERT(st.bins_events >= nbins / 4);
-    ASSERT(st.bins_samples > 0);
-    /* Read back: all MPI events, balanced regions, thinned count adds up. */
     hp_trace_bins_reader r;
     hp_trace_bins_record rec;
     hp_trace_bins_reader_open(&r, b);
-    uint64_t mpi_seen = 0, enters = 0, leaves = 0, recorded = 0, last = 0;
+    uint64_t last = 0, marks = 0;
+    uint32_t stack[32];
     int depth = 0;
-    uint32_t stack[16];
+    *sends = *made_up = *records = 0;
     while (hp_trace_bins_reader_next(&r, &rec)) {
+        const hp_trace_event *e = rec.slots;
+        ASSERT(e->time >= last);
+        last = e->time;
+        ++*records;
+        *made_up += rec.made_up;
         if (rec.sample)
             continue;
-        const hp_trace_event *e = rec.slots;
-        if (e->region == 4 || e->kind == HP_TRACE_MPI_SEND)
-            mpi_seen++;
+        if (e->region == STOP && e->kind != HP_TRACE_MPI_SEND) {
+            ASSERT_UINT_EQ(e->time, stopped_at);
+            marks++;
+        } else if (stopped_at != 0 && e->time > stopped_at && !rec.made_up) {
+            ASSERT_UINT_EQ(e->kind, HP_TRACE_LEAVE);
+        }
+        *sends += e->kind == HP_TRACE_MPI_SEND;
         if (e->kind == HP_TRACE_ENTER) {
-            ASSERT(depth < 16);
+            ASSERT(depth < 32);
             stack[depth++] = e->region;
-            enters++;
         } else if (e->kind == HP_TRACE_LEAVE) {
             ASSERT(depth > 0);
-            ASSERT_UINT_EQ(stack[depth - 1], e->region);
-            depth--;
-            leaves++;
+            ASSERT_UINT_EQ(stack[--depth], e->region);
         }
-        if (e->region != 4 && e->kind != HP_TRACE_MPI_SEND)
-            recorded++;
-        last = e->time;
     }
     hp_trace_bins_reader_close(&r);
     ASSERT_INT_EQ(depth, 0);
-    ASSERT_UINT_EQ(enters, leaves);
-    ASSERT_UINT_EQ(mpi_seen, mpi);
-    ASSERT_UINT_EQ(st.events_thinned + recorded, region_events);
-    ASSERT_UINT_EQ(st.events_stored, recorded + mpi);
-    ASSERT_UINT_EQ(last, t - 1);
+    ASSERT_UINT_EQ(marks, stopped_at != 0 ? 2 : 0);
+    return 0;
+}
+
+/* Events, MPI and regions alike, hold at most their share: at the share they stop,
+ * marked, and the samples keep the rest of the buffer and go on to the end. */
+TEST(event_share_stops_mpi_and_region_events_alike)
+{
+    void *region;
+    const size_t nbins = 60;
+    hp_trace_bins *b = make(&region, nbins, 25, 1, false); /* events: 15 bins */
+    /* The samples fill the buffer first, so the events must take bins from them. */
+    uint64_t t = 1;
+    for (; t <= nbins * SLOTS_PER_BIN; t++)
+        sample(b, t, (uint32_t)t);
+    ASSERT_INT_EQ(event(b, t++, HP_TRACE_ENTER, 1), HP_BINS_STORED); /* main */
+    uint64_t sends = 0;
+    for (int iter = 0; iter < 400; iter++) { /* 8 slots an iteration: the share at 113 */
+        event(b, t++, HP_TRACE_ENTER, 2); /* solve */
+        event(b, t++, HP_TRACE_ENTER, 3); /* kernel */
+        event(b, t++, HP_TRACE_LEAVE, 3);
+        event(b, t++, HP_TRACE_ENTER, 4);  /* MPI_Send */
+        sends += event(b, t++, HP_TRACE_MPI_SEND, 0) == HP_BINS_STORED;
+        event(b, t++, HP_TRACE_LEAVE, 4);
+        event(b, t++, HP_TRACE_LEAVE, 2);
+        sample(b, t++, 0);
+    }
+    ASSERT_INT_EQ(event(b, t++, HP_TRACE_LEAVE, 1), HP_BINS_STORED); /* main */
+    for (int i = 0; i < 5000; i++) /* the rest of the run: samples only */
+        sample(b, t++, 0);
+    hp_trace_bins_stats st;
+    hp_trace_bins_get_stats(b, &st);
+    /* 15 bins of 63 slots less the reserve: main's Enter and about 116 iterations of 8
+     * event slots (2 of them the send), then the stop; the samples keep the other 45 (as
+     * many as their open levels need). */
+    ASSERT_UINT_EQ(st.bins_events, 15);
+    ASSERT(st.bins_samples > 0 && st.bins_samples <= nbins - 15);
+    ASSERT(st.stopped_at > 0);
+    ASSERT_UINT_EQ(st.messages_lost, 400 - sends);
+    ASSERT(sends > 100 && sends < 140);
+    ASSERT_UINT_EQ(st.unclosed, 0);
+    ASSERT_UINT_EQ(st.samples_lost + st.samples_busy, 0);
+    uint64_t read_sends, made_up, records;
+    if (read_back(b, st.stopped_at, &read_sends, &made_up, &records) != 0)
+        return 1;
+    ASSERT_UINT_EQ(read_sends, sends);
+    ASSERT_UINT_EQ(made_up, 0);
+    /* The last record is a sample of the end of the run. */
+    hp_trace_bins_reader r;
+    hp_trace_bins_record rec;
+    hp_trace_bins_reader_open(&r, b);
+    uint64_t last = 0;
+    while (hp_trace_bins_reader_next(&r, &rec))
+        last = rec.slots[0].time;
+    hp_trace_bins_reader_close(&r);
+    ASSERT(t - 1 - last < (1u << st.halvings));
     free(region);
     return 0;
 }
 
-/* The share holds whichever event finds the last bin full: here a Leave does (main's
- * Enter, then pairs), and region events stop growing at the share all the same. */
-TEST(event_share_is_kept_when_a_leave_meets_the_limit)
+/* The share holds whichever event finds the last bin full: here an Enter does (main's
+ * Enter, then pairs); the marker and main's Leave go into the reserve. */
+TEST(events_stop_at_the_share_with_leaves_in_the_reserve)
 {
     void *region;
     hp_trace_bins *b = make(&region, 20, 50, 1, false); /* 10 bins of 63 for events */
     uint64_t t = 1;
-    event(b, t++, HP_TRACE_ENTER, 1, false);
+    event(b, t++, HP_TRACE_ENTER, 1);
     for (int i = 0; i < 10000; i++) {
-        event(b, t++, HP_TRACE_ENTER, 2, false);
-        event(b, t++, HP_TRACE_LEAVE, 2, false);
+        event(b, t++, HP_TRACE_ENTER, 2);
+        event(b, t++, HP_TRACE_LEAVE, 2);
     }
-    ASSERT_INT_EQ(event(b, t++, HP_TRACE_LEAVE, 1, false), HP_BINS_STORED);
+    ASSERT_INT_EQ(event(b, t++, HP_TRACE_LEAVE, 1), HP_BINS_STORED);
     hp_trace_bins_stats st;
     hp_trace_bins_get_stats(b, &st);
-    /* 630 slots: main's Enter, 314 pairs and the 315th Enter; its Leave finds the last
-     * bin full, takes an 11th (it closes a recorded Enter) and starts the thinning; every
-     * later pair is thinned, and main's Leave goes into the 11th bin. */
-    ASSERT_UINT_EQ(st.events_stored, 1 + 2 * 315 + 1);
-    ASSERT_UINT_EQ(st.bins_events, 11);
-    ASSERT_UINT_EQ(st.events_thinned, 2 * (10000 - 315));
+    /* 10 * 63 - 15 (the reserve) = 615 slots: main's Enter and 307 pairs; the 308th Enter
+     * stops the events (at time 2 + 2 * 307). */
+    ASSERT_UINT_EQ(st.events_stored, 1 + 2 * 307 + 1);
+    ASSERT_UINT_EQ(st.stopped_at, 2 + 2 * 307);
+    ASSERT_UINT_EQ(st.bins_events, 10);
+    ASSERT_UINT_EQ(st.events_lost, 2 * (10000 - 307));
+    ASSERT_UINT_EQ(st.messages_lost, 0);
+    uint64_t sends, made_up, records;
+    if (read_back(b, st.stopped_at, &sends, &made_up, &records) != 0)
+        return 1;
+    ASSERT_UINT_EQ(records, 1 + 2 * 307 + 2 + 1);
     free(region);
     return 0;
 }
 
-/* When events hold every bin and want more, they stop, marked; a Leave of a recorded
- * Enter still goes in while the current bin has room, and samples are lost, counted. */
+/* With a share of 100% the events may take every bin: they stop in the last one, Leaves
+ * of recorded Enters fill the reserve, those beyond it are made up by the reader, and a
+ * sample finds no bin (counted). */
 TEST(events_stop_when_buffer_is_full_of_them)
 {
     void *region;
     hp_trace_bins *b = make(&region, 4, 100, 1, false); /* 4 bins of 63 slots */
     uint64_t t = 1;
-    for (uint32_t r = 1; r <= 3; r++) /* three open regions: 249 slots left */
-        ASSERT_INT_EQ(event(b, t++, HP_TRACE_ENTER, r, true), HP_BINS_STORED);
-    uint64_t stored = 3;
-    while (event(b, t, HP_TRACE_MPI_SEND, 0, true) == HP_BINS_STORED) {
+    for (uint32_t r = 1; r <= 20; r++) /* twenty open regions */
+        ASSERT_INT_EQ(event(b, t++, HP_TRACE_ENTER, r), HP_BINS_STORED);
+    uint64_t stored = 20;
+    while (event(b, t, HP_TRACE_MPI_SEND, 0) == HP_BINS_STORED) {
         stored++;
         t++;
     }
-    /* 2 slots a send, never split across bins: 30 in the first bin, 31 in each other
-     * bin, whose last slot stays free. */
-    ASSERT_UINT_EQ(stored, 3 + 30 + 3 * 31);
+    /* 2 slots a send, never split across bins: 21 in the first bin, 31 in the second and
+     * third, 24 in the last (48 slots before its reserve). */
+    ASSERT_UINT_EQ(stored, 20 + 21 + 2 * 31 + 24);
     hp_trace_bins_stats st;
     hp_trace_bins_get_stats(b, &st);
     ASSERT_UINT_EQ(st.stopped_at, t);
     ASSERT_UINT_EQ(st.bins_events, 4);
-    ASSERT_INT_EQ(event(b, t + 1, HP_TRACE_ENTER, 9, true), HP_BINS_LOST);
-    ASSERT_INT_EQ(event(b, t + 2, HP_TRACE_LEAVE, 9, true), HP_BINS_LOST);
+    ASSERT_INT_EQ(event(b, t + 1, HP_TRACE_ENTER, 99), HP_BINS_LOST);
+    ASSERT_INT_EQ(event(b, t + 2, HP_TRACE_LEAVE, 99), HP_BINS_LOST);
     ASSERT_INT_EQ(sample(b, t + 3, 1), HP_BINS_LOST);
-    /* Leaves of recorded Enters: the first takes the last slot, the others find none
-     * and are counted as unclosed (the writer closes those regions). */
-    ASSERT_INT_EQ(event(b, t + 4, HP_TRACE_LEAVE, 3, true), HP_BINS_STORED);
-    ASSERT_INT_EQ(event(b, t + 5, HP_TRACE_LEAVE, 2, true), HP_BINS_LOST);
-    ASSERT_INT_EQ(event(b, t + 6, HP_TRACE_LEAVE, 1, true), HP_BINS_LOST);
+    /* The reserve (15 slots, 2 taken by the marker) holds the Leaves of regions 20..8;
+     * those of 7..1 find no room and are counted as unclosed. */
+    for (uint32_t r = 20; r >= 1; r--)
+        ASSERT_INT_EQ(event(b, t + 24 - r, HP_TRACE_LEAVE, r),
+                      r >= 8 ? HP_BINS_STORED : HP_BINS_LOST);
     hp_trace_bins_get_stats(b, &st);
-    ASSERT_UINT_EQ(st.events_stored, stored + 1);
-    ASSERT_UINT_EQ(st.events_lost, 5);
-    ASSERT_UINT_EQ(st.unclosed, 2);
+    ASSERT_UINT_EQ(st.events_stored, stored + 13);
+    ASSERT_UINT_EQ(st.events_lost, 3 + 7);
+    ASSERT_UINT_EQ(st.messages_lost, 1);
+    ASSERT_UINT_EQ(st.unclosed, 7);
     ASSERT_UINT_EQ(st.samples_lost, 1);
     ASSERT_UINT_EQ(b->open_recorded, 0);
-    /* Read back: the Leaves of regions 2 and 1 are made up at the last time, so every
-     * Enter has its Leave. */
-    hp_trace_bins_reader r;
-    hp_trace_bins_record rec;
-    hp_trace_bins_reader_open(&r, b);
-    uint64_t n = 0, made_up = 0, last = 0;
-    uint32_t order[2];
-    while (hp_trace_bins_reader_next(&r, &rec)) {
-        n++;
-        ASSERT(rec.slots[0].time >= last);
-        last = rec.slots[0].time;
-        if (rec.made_up) {
-            ASSERT_UINT_EQ(rec.slots[0].kind, HP_TRACE_LEAVE);
-            ASSERT_UINT_EQ(rec.slots[0].time, t + 4);
-            ASSERT(made_up < 2);
-            order[made_up++] = rec.slots[0].region;
-        }
-    }
-    hp_trace_bins_reader_close(&r);
-    ASSERT_UINT_EQ(n, stored + 1 + 2);
-    ASSERT_UINT_EQ(made_up, 2);
-    ASSERT_UINT_EQ(order[0], 2);
-    ASSERT_UINT_EQ(order[1], 1);
+    /* Read back: the Leaves of regions 7..1 are made up, so every Enter has its Leave. */
+    uint64_t sends, made_up, records;
+    if (read_back(b, st.stopped_at, &sends, &made_up, &records) != 0)
+        return 1;
+    ASSERT_UINT_EQ(sends, stored - 20);
+    ASSERT_UINT_EQ(made_up, 7);
+    ASSERT_UINT_EQ(records, stored + 13 + 2 + 7);
     free(region);
     return 0;
 }
@@ -431,9 +446,9 @@ TEST(sample_during_event_bin_change_is_refused_without_using_its_number)
 }
 
 /* The trace buffer in adaptive mode (HP_TRACE_ADAPTIVE=true, trace_buffer.c): appends
- * go straight into the bins; beyond the share a non-MPI region is thinned (its paradigm
- * says so) while MPI goes on; when the buffer holds nothing but events they stop, and the
- * reader closes main, whose Leave found no room. Nothing is flushed. */
+ * go straight into the bins; at the share the events stop, MPI and program regions alike,
+ * marked by the region TRACE EVENTS STOPPED, and the reader closes main if its Leave
+ * found no room. Nothing is flushed. */
 TEST(trace_buffer_in_adaptive_mode_never_flushes)
 {
     ASSERT_INT_EQ(hp_memory_init(8 << 20), 0);
@@ -463,8 +478,9 @@ TEST(trace_buffer_in_adaptive_mode_never_flushes)
     ASSERT_INT_EQ(tb.spill_fd, -1);
     hp_trace_bins_stats st;
     hp_trace_bins_get_stats(tb.bins, &st);
-    ASSERT(st.thinned_at > 0 && st.stopped_at > st.thinned_at);
-    ASSERT_UINT_EQ(st.bins_events, st.bins); /* then MPI events took every bin */
+    ASSERT(st.stopped_at > 0);
+    ASSERT_UINT_EQ(st.bins_events, 31); /* the share, and not a bin more */
+    ASSERT_UINT_EQ(st.unclosed, 0);     /* main's Leave went into the reserve */
 
     hp_trace_reader r;
     ASSERT_INT_EQ(hp_trace_reader_open(&r, &tb), 0);
@@ -472,11 +488,10 @@ TEST(trace_buffer_in_adaptive_mode_never_flushes)
     size_t n;
     uint32_t stack[8];
     int depth = 0;
-    uint64_t sends = 0, send_enters = 0, works = 0, slots = 0, last = 0;
+    uint64_t sends = 0, send_enters = 0, after = 0, marks = 0, last = 0;
     while (hp_trace_reader_next(&r, &ev, &n) == 1) {
         ASSERT(ev[0].time >= last);
         last = ev[0].time;
-        slots += n;
         if (ev[0].kind == HP_TRACE_MPI_SEND) {
             ASSERT_UINT_EQ(n, 2);
             ASSERT_UINT_EQ(ev[1].time, (uint64_t)1 << 32 | 7);
@@ -485,28 +500,32 @@ TEST(trace_buffer_in_adaptive_mode_never_flushes)
             ASSERT(depth < 8);
             stack[depth++] = ev[0].region;
             send_enters += ev[0].region == send->id;
-            works += ev[0].region == work->id && ev[0].time > st.thinned_at;
         } else if (ev[0].kind == HP_TRACE_LEAVE) {
             ASSERT(depth > 0);
             ASSERT_UINT_EQ(stack[--depth], ev[0].region);
         }
+        const hp_region *reg = hp_region_at(ev[0].region);
+        if (ev[0].kind <= HP_TRACE_LEAVE && strcmp(reg->name, "TRACE EVENTS STOPPED") == 0) {
+            ASSERT_UINT_EQ(ev[0].time, st.stopped_at);
+            marks++;
+        } else if (ev[0].time > st.stopped_at && ev[0].region != main_r->id) {
+            after++; /* only the Leave of the call the stop fell into */
+        }
     }
     hp_trace_reader_close(&r);
-    ASSERT_INT_EQ(depth, 0);            /* main closed by the reader */
-    /* Every MPI call has its message, but for the one the stop cut (marked by stopped_at:
-     * where this location's trace ends). */
-    ASSERT_UINT_EQ(sends + 1, send_enters);
-    ASSERT_UINT_EQ(works, 0);           /* work() thinned from the share on */
-    uint64_t full = (uint64_t)st.bins * tb.bins->bin_slots;
-    ASSERT(slots <= full + 1);
-    ASSERT(slots >= full - 3 * st.bins); /* the bins are full, but for split records */
+    ASSERT_INT_EQ(depth, 0);
+    ASSERT_UINT_EQ(marks, 2);
+    ASSERT(after <= 1);
+    /* Every MPI call has its message, but for one the stop may have cut. */
+    ASSERT(send_enters == sends || send_enters == sends + 1);
+    ASSERT_UINT_EQ(st.messages_lost, 5000 - sends);
     return 0;
 }
 
 TEST(invalid_layouts_are_refused)
 {
     char region[8192];
-    hp_trace_bins_config cfg = { 100, 50, 1, 1000, NULL, NULL }; /* not whole slots */
+    hp_trace_bins_config cfg = { 100, 50, 1, 1000, NULL, NULL, STOP }; /* not whole slots */
     ASSERT(hp_trace_bins_init(region, sizeof(region), &cfg) == NULL);
     cfg.bin_size = 128; /* fewer than 16 record slots */
     ASSERT(hp_trace_bins_init(region, sizeof(region), &cfg) == NULL);
@@ -523,8 +542,8 @@ HP_TEST_LIST(TEST_ENTRY(kept_samples_are_multiples_of_two_to_the_halvings),
              TEST_ENTRY(halvings_match_buffer_record_size_and_rate),
              TEST_ENTRY(long_run_ends_with_full_buffer_and_no_loss),
              TEST_ENTRY(events_survive_and_reader_merges_in_time_order),
-             TEST_ENTRY(event_share_thins_regions_keeps_mpi_and_balance),
-             TEST_ENTRY(event_share_is_kept_when_a_leave_meets_the_limit),
+             TEST_ENTRY(event_share_stops_mpi_and_region_events_alike),
+             TEST_ENTRY(events_stop_at_the_share_with_leaves_in_the_reserve),
              TEST_ENTRY(events_stop_when_buffer_is_full_of_them),
              TEST_ENTRY(sample_during_event_bin_change_is_refused_without_using_its_number),
              TEST_ENTRY(trace_buffer_in_adaptive_mode_never_flushes),

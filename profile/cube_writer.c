@@ -15,6 +15,7 @@
 #include "cube_writer.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -734,9 +735,17 @@ static int open_tmp(cube_writer *w)
     if (!w->tmp_path)
         return fail_oom(w);
     snprintf(w->tmp_path, n, "%s.tmp", w->path);
-    w->out = fopen(w->tmp_path, "wb");
-    if (!w->out)
-        return fail_errno(w, "create", w->tmp_path, errno);
+    /* Not through a symbolic link put in its place: that could send the file anywhere. */
+    int fd = open(w->tmp_path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
+    w->out = fd >= 0 ? fdopen(fd, "wb") : NULL;
+    if (!w->out) {
+        int error = errno;
+        if (fd >= 0) {
+            close(fd);
+            unlink(w->tmp_path);
+        }
+        return fail_errno(w, "create", w->tmp_path, error);
+    }
     w->tmp_created = true;
     return 0;
 }

@@ -5,7 +5,9 @@
  */
 #include "experiment.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +30,7 @@
 #include "profile/summary.h"
 #include "measurement/core/timer.h"
 #include "trace_output.h"
+#include "util/escape.h"
 #include "util/log.h"
 #include "util/nap.h"
 
@@ -35,7 +38,14 @@
 #define HP_VERSION "0.0.0"
 #endif
 
-enum { MAX_NOTES = 20, PATH_SIZE = 8192, MAX_SUFFIX = 1000 };
+enum { MAX_NOTES = 20, PATH_SIZE = 8192, MAX_SUFFIX = 1000, SHOWN_SIZE = 1024 };
+
+/* text (a path made from HP_EXPERIMENT_DIRECTORY) made safe to echo in a message, into
+ * out (SHOWN_SIZE bytes): terminal escapes in the name reach the terminal as text. */
+static const char *shown(const char *text, char *out)
+{
+    return hp_escape_text(out, SHOWN_SIZE, text, strlen(text));
+}
 
 const char *hp_experiment_program_name(void)
 {
@@ -59,6 +69,9 @@ static void base_name(time_t start, char *base, size_t size)
 {
     if (hp_cfg.experiment_directory[0] != '\0') {
         snprintf(base, size, "%s", hp_cfg.experiment_directory);
+        /* "exp/" is exp: suffixes and the creating rank's exp.<token>.tmp go after it. */
+        for (size_t n = strlen(base); n > 1 && base[n - 1] == '/'; n--)
+            base[n - 1] = '\0';
         return;
     }
     char stamp[32];
@@ -91,8 +104,11 @@ static int create_directory(time_t start, char *dir, size_t size)
         if (suffixed(base, i, dir, size) < 0)
             return -1;
         if (mkdir(dir, 0777) == 0) {
-            if (i > 0)
-                hp_warn("%s exists already; writing to %s instead", base, dir);
+            if (i > 0) {
+                char shown_base[SHOWN_SIZE], shown_dir[SHOWN_SIZE];
+                hp_warn("%s exists already; writing to %s instead", shown(base, shown_base),
+                        shown(dir, shown_dir));
+            }
             return 0;
         }
         if (errno != EEXIST)
@@ -188,14 +204,52 @@ static size_t collect_notes(char notes[][256])
     return n;
 }
 
-/* Opens dir/name for writing; path receives the full name for messages. */
+/* Opens the directory dir itself, never a symbolic link in its place (ELOOP). */
+static int open_directory(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 && errno == ENOTDIR && lstat(dir, &st) == 0 && S_ISLNK(st.st_mode))
+        errno = ELOOP;
+    return fd;
+}
+
+/* Why a file or directory could not be written: strerror, said plainly for a symbolic
+ * link that was not followed. */
+static const char *why(int error)
+{
+    return error == ELOOP ? "a symbolic link is in its place (not followed)" : strerror(error);
+}
+
+/* Opens dir/name for writing; path receives the full name for messages. Neither dir
+ * nor name may be a symbolic link: one put there cannot send our output elsewhere. */
 static FILE *open_in_directory(const char *dir, const char *name, char *path, size_t size)
 {
     if (snprintf(path, size, "%s/%s", dir, name) >= (int)size) {
         errno = ENAMETOOLONG;
         return NULL;
     }
-    return fopen(path, "w");
+    int dfd = open_directory(dir);
+    if (dfd < 0)
+        return NULL;
+    int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
+    int error = errno;
+    close(dfd);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (f == NULL && fd >= 0) {
+        error = errno;
+        close(fd);
+    }
+    errno = error;
+    return f;
+}
+
+/* Says that path cannot be written, and why (errno). */
+static void cannot_write(const char *path)
+{
+    char shown_path[SHOWN_SIZE];
+    int error = errno;
+    hp_error("cannot write %s: %s", shown(path, shown_path), why(error));
 }
 
 static void write_config(const char *dir)
@@ -203,12 +257,12 @@ static void write_config(const char *dir)
     char path[PATH_SIZE];
     FILE *f = open_in_directory(dir, "hp.config", path, sizeof(path));
     if (f == NULL) {
-        hp_error("cannot write %s: %s", path, strerror(errno));
+        cannot_write(path);
         return;
     }
     hp_config_print_effective(f);
     if (fclose(f) != 0)
-        hp_error("cannot write %s: %s", path, strerror(errno));
+        cannot_write(path);
 }
 
 static void write_summary(const char *dir, const char *file, const hp_profile *p,
@@ -225,16 +279,16 @@ static void write_summary(const char *dir, const char *file, const hp_profile *p
     if (f != NULL && fclose(f) != 0)
         rc = -1;
     if (rc < 0)
-        hp_error("cannot write %s: %s", path, strerror(errno));
+        cannot_write(path);
 }
 
 static void write_cube(const char *dir, const char *file, const hp_profile *p)
 {
-    char path[PATH_SIZE], err[512];
+    char path[PATH_SIZE], err[512], text[SHOWN_SIZE];
     if (snprintf(path, sizeof(path), "%s/%s", dir, file) >= (int)sizeof(path))
-        hp_error("experiment directory name too long: %s", dir);
+        hp_error("experiment directory name too long: %s", shown(dir, text));
     else if (hp_cube_write(p, path, err, sizeof(err)) < 0)
-        hp_error("%s", err);
+        hp_error("%s", shown(err, text)); /* err names the path */
 }
 
 /* The directory in use ("" = not created yet). */
@@ -243,13 +297,20 @@ static char directory[PATH_SIZE / 2];
 /* An MPI job's directory is named by rank 0 at MPI_Init but created only when the first
  * rank writes into it, so that a job killed before it writes anything (SIGKILL, a crash,
  * a launcher's time-out) leaves no empty directory behind. Ranks write at different times
- * (a signalled rank writes its own profile), so whichever rank comes first creates it and
- * puts the job's token into JOB_MARKER; a rank that finds the name taken reads the token
+ * (a signalled rank writes its own profile), so whichever rank comes first creates it,
+ * with the job's token in JOB_MARKER; a rank that finds the name taken reads the token
  * to tell its own job's directory from another run's. Another run that took the name
  * meanwhile (the same HP_EXPERIMENT_DIRECTORY, or the same program started in the same
- * second) is never written into: every rank goes on to the next suffix alike. */
+ * second) is never written into: every rank goes on to the next suffix alike.
+ *
+ * The directory never exists without its marker: the creating rank makes a private
+ * NAME.<token>.tmp, marks it and renames it to NAME without replacing anything
+ * (RENAME_NOREPLACE), so a rank that loses the race reads the winner's marker at once,
+ * however slow the winner's filesystem. Where the filesystem cannot rename that way
+ * (EINVAL: some NFS and FUSE), NAME is made empty first as a lock and the marked
+ * directory renamed over it; a rank finding NAME empty waits for the marker then. */
 #define JOB_MARKER ".hp-job"
-enum { MARKER_WAIT_MS = 100 };
+enum { MARKER_WAIT_MS = 2000 };
 static hp_experiment_job job; /* token "" = no plan: the process names its own */
 
 void hp_experiment_plan_job(hp_experiment_job *plan)
@@ -265,8 +326,11 @@ void hp_experiment_plan_job(hp_experiment_job *plan)
     while (plan->first < MAX_SUFFIX &&
            suffixed(plan->base, plan->first, dir, sizeof(dir)) == 0 && lstat(dir, &st) == 0)
         plan->first++;
-    if (plan->first > 0)
-        hp_warn("%s exists already; writing to %s instead", plan->base, dir);
+    if (plan->first > 0) {
+        char shown_base[SHOWN_SIZE], shown_dir[SHOWN_SIZE];
+        hp_warn("%s exists already; writing to %s instead", shown(plan->base, shown_base),
+                shown(dir, shown_dir));
+    }
     job = *plan;
 }
 
@@ -275,37 +339,140 @@ void hp_experiment_join_job(const hp_experiment_job *plan)
     job = *plan;
 }
 
-/* Puts the job's token into dir, which this process has just created; the file appears
- * complete (rename) so that a rank reading it never sees half of it. */
-static void mark_job_directory(const char *dir)
+/* Writes the job's token into the new, private directory tmp. Returns 0 or -1. */
+static int write_marker(const char *tmp)
 {
-    char tmp[PATH_SIZE], marker[PATH_SIZE];
-    snprintf(tmp, sizeof(tmp), "%s/" JOB_MARKER ".tmp", dir);
-    snprintf(marker, sizeof(marker), "%s/" JOB_MARKER, dir);
-    FILE *f = fopen(tmp, "w");
-    int rc = f != NULL && fputs(job.token, f) >= 0 ? 0 : -1;
-    if (f != NULL && fclose(f) != 0)
-        rc = -1;
-    if (rc < 0 || rename(tmp, marker) < 0)
-        hp_error("cannot write %s (the other ranks may write elsewhere): %s", marker,
-                 strerror(errno));
+    int dfd = open_directory(tmp);
+    if (dfd < 0)
+        return -1;
+    int fd = openat(dfd, JOB_MARKER, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                    0666);
+    size_t len = strlen(job.token);
+    int rc = fd >= 0 && write(fd, job.token, len) == (ssize_t)len ? 0 : -1;
+    int error = errno;
+    if (fd >= 0 && close(fd) != 0 && rc == 0)
+        error = errno, rc = -1;
+    close(dfd);
+    errno = error;
+    return rc;
 }
 
-/* Whether dir (which exists) is this job's: its marker holds our token. The rank that
- * created it writes the marker right after mkdir, so a missing one is waited for a
- * little before dir counts as another run's. */
+/* Removes the private directory tmp and its marker, keeping errno. */
+static void remove_private(const char *tmp)
+{
+    int error = errno, dfd = open_directory(tmp);
+    if (dfd >= 0) {
+        unlinkat(dfd, JOB_MARKER, 0);
+        close(dfd);
+    }
+    rmdir(tmp);
+    errno = error;
+}
+
+/* Test only: HP_TEST_PUBLISH_DELAY_MS makes the creating rank slow (an oversubscribed
+ * node, a slow filesystem) right before its directory appears under the real name;
+ * HP_TEST_RENAME_FALLBACK=1 takes the way of filesystems without RENAME_NOREPLACE. */
+static void test_publish_delay(void)
+{
+    const char *value = secure_getenv("HP_TEST_PUBLISH_DELAY_MS");
+    for (long ms = value != NULL ? atol(value) : 0; ms > 0; ms--)
+        hp_nap(1000000);
+}
+
+static int rename_noreplace(const char *from, const char *to)
+{
+    const char *fallback = secure_getenv("HP_TEST_RENAME_FALLBACK");
+    if (fallback != NULL && strcmp(fallback, "1") == 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    test_publish_delay();
+    return renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE);
+}
+
+/* Makes tmp, already marked, appear as dir, unless dir exists. Returns 0, or -1 with
+ * errno EEXIST when dir exists, or another error. */
+static int publish_directory(const char *tmp, const char *dir)
+{
+    if (rename_noreplace(tmp, dir) == 0)
+        return 0;
+    if (errno == ENOTEMPTY)
+        errno = EEXIST;
+    if (errno != EINVAL && errno != ENOSYS)
+        return -1;
+    /* No RENAME_NOREPLACE here: claim the name with an empty directory, which nothing
+     * else can take from us, then replace it by the marked one (rename replaces an empty
+     * directory atomically). */
+    if (mkdir(dir, 0777) < 0)
+        return -1;
+    test_publish_delay();
+    if (rename(tmp, dir) == 0)
+        return 0;
+    int error = errno;
+    rmdir(dir);
+    errno = error;
+    return -1;
+}
+
+/* Creates dir with the job's marker in it, never visible without. Returns 0, or -1 with
+ * errno (EEXIST: dir exists). Leaves nothing behind when it fails. */
+static int create_marked_directory(const char *dir)
+{
+    char tmp[PATH_SIZE];
+    if (snprintf(tmp, sizeof(tmp), "%s.%s.tmp", dir, job.token) >= (int)sizeof(tmp)) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    if (mkdir(tmp, 0777) < 0)
+        return -1;
+    if (write_marker(tmp) < 0 || publish_directory(tmp, dir) < 0) {
+        remove_private(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+/* Reads dir's marker into text (size bytes). Returns 0, or -1 with errno ENOENT when dir
+ * holds nothing at all yet (a creating rank without RENAME_NOREPLACE is about to rename
+ * its marked directory over it), another errno when dir is not this kind of directory:
+ * a symbolic link, or a directory with other files but no marker. */
+static int read_marker(const char *dir, char *text, size_t size)
+{
+    int dfd = open_directory(dir);
+    if (dfd < 0)
+        return -1;
+    int fd = openat(dfd, JOB_MARKER, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0) {
+        ssize_t n = read(fd, text, size - 1);
+        text[n > 0 ? n : 0] = '\0';
+        close(fd);
+        close(dfd);
+        return 0;
+    }
+    int error = errno;
+    DIR *d = error == ENOENT ? fdopendir(dfd) : NULL;
+    if (d == NULL) {
+        close(dfd);
+        errno = error;
+        return -1;
+    }
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL && (strcmp(e->d_name, ".") == 0 ||
+                                        strcmp(e->d_name, "..") == 0))
+        ;
+    errno = e == NULL ? ENOENT : EEXIST;
+    closedir(d);
+    return -1;
+}
+
+/* Whether dir (which exists) is this job's: its marker holds our token. An empty dir is
+ * waited for a while (see read_marker) before it counts as another run's. */
 static bool is_job_directory(const char *dir)
 {
-    char marker[PATH_SIZE], text[sizeof(job.token)];
-    snprintf(marker, sizeof(marker), "%s/" JOB_MARKER, dir);
+    char text[sizeof(job.token)];
     for (int ms = 0; ms < MARKER_WAIT_MS; ms++) {
-        FILE *f = fopen(marker, "r");
-        if (f != NULL) {
-            size_t n = fread(text, 1, sizeof(text) - 1, f);
-            fclose(f);
-            text[n] = '\0';
+        if (read_marker(dir, text, sizeof(text)) == 0)
             return strcmp(text, job.token) == 0;
-        }
         if (errno != ENOENT)
             return false;
         hp_nap(1000000);
@@ -319,11 +486,12 @@ static int claim_job_directory(char *dir, size_t size)
     for (int i = job.first; i < job.first + MAX_SUFFIX; i++) {
         if (suffixed(job.base, i, dir, size) < 0)
             return -1;
-        if (mkdir(dir, 0777) == 0) {
-            mark_job_directory(dir);
-            if (i > job.first)
+        if (create_marked_directory(dir) == 0) {
+            if (i > job.first) {
+                char shown_dir[SHOWN_SIZE];
                 hp_warn("another run took the experiment directory name meanwhile; "
-                        "writing to %s instead", dir);
+                        "writing to %s instead", shown(dir, shown_dir));
+            }
             return 0;
         }
         if (errno != EEXIST)
@@ -349,8 +517,10 @@ const char *hp_experiment_directory(void)
                  ? claim_job_directory(directory, sizeof(directory))
                  : create_directory(hp_runtime_start_time(), directory, sizeof(directory));
     if (rc < 0) {
-        hp_error("cannot create the experiment directory %s: %s", directory,
-                 strerror(errno));
+        char shown_dir[SHOWN_SIZE];
+        int error = errno;
+        hp_error("cannot create the experiment directory %s: %s", shown(directory, shown_dir),
+                 strerror(error));
         directory[0] = '\0';
     }
     return directory;
@@ -487,7 +657,7 @@ static void write_demoted_filter(const char *dir, const hp_profile *p)
             fprintf(f, "  EXCLUDE MANGLED %s\n", p->regions[i].mangled_name);
     fprintf(f, "SCOREP_REGION_NAMES_END\n");
     if (fclose(f) != 0)
-        hp_error("cannot write %s: %s", path, strerror(errno));
+        cannot_write(path);
 }
 
 int hp_experiment_build(hp_profile_data *d)
@@ -554,7 +724,8 @@ void hp_experiment_write_profile(const hp_profile *p, const char *suffix)
     if (hp_experiment_directory()[0] == '\0')
         return;
     write_profile_in(directory, p, suffix);
-    hp_info("experiment written to %s", directory);
+    char shown_dir[SHOWN_SIZE];
+    hp_info("experiment written to %s", shown(directory, shown_dir));
     if (hp_location_thread_count() > hp_location_count())
         hp_info("%llu threads ran in %u locations (HP_THREAD_LOCATIONS=reuse)",
                 (unsigned long long)hp_location_thread_count(), hp_location_count());
@@ -620,17 +791,23 @@ void hp_experiment_snapshot(int number)
     if (hp_experiment_directory()[0] == '\0')
         goto out;
     snprintf(dir, sizeof(dir), "%s/snapshot-%d", directory, number);
-    if (mkdir(dir, 0777) < 0 && errno != EEXIST) { /* MPI ranks share it */
-        hp_error("cannot create %s: %s", dir, strerror(errno));
+    /* MPI ranks share it; a symbolic link put in its place is not followed. */
+    int dfd = mkdir(dir, 0777) == 0 || errno == EEXIST ? open_directory(dir) : -1;
+    if (dfd < 0) {
+        char shown_dir[SHOWN_SIZE];
+        int error = errno;
+        hp_error("cannot create %s: %s", shown(dir, shown_dir), why(error));
         goto out;
     }
+    close(dfd);
     if (hp_runtime_mpi_active())
         snprintf(suffix, sizeof(suffix), "-rank%d", hp_runtime_rank());
     snprintf(interruption, sizeof(interruption), "snapshot %d, taken while the program "
              "ran", number);
     write_profile_in(dir, &d.profile, suffix);
     interruption[0] = '\0';
-    hp_warn("snapshot %d written to %s", number, dir);
+    char shown_dir[SHOWN_SIZE];
+    hp_warn("snapshot %d written to %s", number, shown(dir, shown_dir));
 out:
     hp_profile_data_release(&d);
 }

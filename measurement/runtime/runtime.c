@@ -65,18 +65,26 @@ static bool secure_mode(void)
     return getauxval(AT_SECURE) != 0;
 }
 
-/* The process manager's rank variables: set and not 0 on all ranks but the first, which
- * then keep the start-up warnings to themselves (one warning per job, not per rank). */
-static bool quiet_rank(void)
+/* The process manager's rank variable of this process ("0" on the first rank), or NULL
+ * outside an MPI job's processes (mpiexec and its proxies have none). */
+static const char *rank_variable(void)
 {
     static const char *const rank_vars[] = { "PMI_RANK", "PMIX_RANK", "OMPI_COMM_WORLD_RANK",
                                              "SLURM_PROCID" };
     for (size_t i = 0; i < sizeof(rank_vars) / sizeof(rank_vars[0]); i++) {
         const char *v = secure_getenv(rank_vars[i]);
         if (v != NULL && v[0] != '\0')
-            return strcmp(v, "0") != 0;
+            return v;
     }
-    return false;
+    return NULL;
+}
+
+/* All ranks but the first keep the start-up warnings to themselves (one warning per job,
+ * not per rank). */
+static bool quiet_rank(void)
+{
+    const char *v = rank_variable();
+    return v != NULL && strcmp(v, "0") != 0;
 }
 
 extern char **environ;
@@ -213,21 +221,54 @@ static void stop_in_forked_child(void)
  * measured nor leave experiment directories behind. */
 extern const int hp_configure_probe __attribute__((weak));
 
-/* A budget that the address space or `ulimit -v` cannot hold is a bad value like any
- * other: refused before the program starts, not found out by a run that measures
- * nothing. (Its pages are reserved, not committed: any budget that fits is accepted.) */
-static void refuse_memory_budget(void)
+/* A budget set in HP_TOTAL_MEMORY that the address space or `ulimit -v` cannot hold is a
+ * bad value like any other: refused before the program starts, not found out by a run
+ * that measures nothing. (Its pages are reserved, not committed: any budget that fits is
+ * accepted.) */
+static void refuse_memory_budget(const char *value, int error)
 {
     char text[512], shown[100];
-    const char *value = secure_getenv("HP_TOTAL_MEMORY");
     long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGESIZE);
-    int error = errno;
-    hp_escape_text(shown, sizeof(shown), value != NULL ? value : "", value ? strlen(value) : 0);
+    hp_escape_text(shown, sizeof(shown), value, strlen(value));
     snprintf(text, sizeof(text), "HP_TOTAL_MEMORY='%s' (%llu bytes) cannot be reserved "
              "(%s): expected a budget this process can map (this machine has %lluM of "
              "memory; see also ulimit -v)\n", shown, (unsigned long long)hp_cfg.total_memory,
              strerror(error), (unsigned long long)pages * (unsigned long long)page_size >> 20);
     hp_runtime_stop_on_bad_input("invalid configuration", text);
+}
+
+/* Whether this process says what concerns the whole job: not an MPI rank other than 0,
+ * and under hp-run's launcher (which loads us into mpiexec and its proxies too) only
+ * rank 0 itself. */
+static bool speaks_for_job(void)
+{
+    if (quiet_rank())
+        return false;
+#ifdef HP_MPI_PRELOAD
+    if (!run_program)
+        return rank_variable() != NULL;
+#endif
+    return true;
+}
+
+/* Reserves the memory budget. The default one may not fit a small `ulimit -v`: the
+ * user asked for nothing, so the program runs unmeasured, as it would without us, and
+ * says so once. An explicit HP_TOTAL_MEMORY that does not fit is refused. Returns 0 or
+ * -1 (measure nothing). */
+static int reserve_memory_budget(void)
+{
+    if (hp_memory_init(hp_cfg.total_memory) == 0)
+        return 0;
+    int error = errno;
+    const char *value = secure_getenv("HP_TOTAL_MEMORY");
+    if (value != NULL)
+        refuse_memory_budget(value, error);
+    if (speaks_for_job())
+        hp_warn("the default memory budget (HP_TOTAL_MEMORY=%llu bytes) cannot be reserved "
+                "(%s; ulimit -v?): the program runs unmeasured. Set HP_TOTAL_MEMORY to a "
+                "budget this process can map to measure it",
+                (unsigned long long)hp_cfg.total_memory, strerror(error));
+    return -1;
 }
 
 /* Whether ending measurement now writes anything (a signal's message and a snapshot
@@ -263,8 +304,8 @@ static int start_measurement(void)
     hp_timer_init(hp_cfg.timer, &fell_back);
     if (fell_back)
         hp_info("this CPU has no invariant TSC; using the monotonic clock");
-    if (hp_memory_init(hp_cfg.total_memory) < 0)
-        refuse_memory_budget();
+    if (reserve_memory_budget() < 0)
+        return STATE_DISABLED;
     if (hp_region_init(filter) < 0) {
         hp_error("cannot reserve the region table (%s); measuring nothing", strerror(errno));
         return STATE_DISABLED;

@@ -2,7 +2,7 @@
 # Bad HP_* values and bad filter files stop the program before it runs, with a message
 # that names the input, the problem and what is accepted.
 . "$HP_SRCDIR/test/integration/lib.sh"
-plan 37
+plan 39
 
 check "build calltree.c" hp-instrument gcc -O1 -o calltree "$PROGRAMS/calltree.c"
 expect_fail "HP_TOTAL_MEMORY=lots" "HP_TOTAL_MEMORY='lots' is not valid: expected a byte count with optional K, M or G suffix" \
@@ -127,4 +127,12 @@ expect_fail "... and so is the filter file's name" \
     env HP_FILTERING_FILE="$(printf 'no\033[1m.filt')" ./calltree
 expect_fail "an escape in a value is echoed escaped too" "HP_TIMER='\\\\x1b\\[31mred' is not valid" \
     env HP_TIMER="$(printf '\033[31mred')" ./calltree
+# So is the experiment directory's name in the messages about it.
+esc_dir=$(printf 'exp\033[31m')
+HP_EXPERIMENT_DIRECTORY="$esc_dir" ./calltree > /dev/null 2>&1
+HP_EXPERIMENT_DIRECTORY="$esc_dir" ./calltree > /dev/null 2> escdir.err
+check_eq "an escape in HP_EXPERIMENT_DIRECTORY is echoed escaped" \
+    'hpmeasure: exp\x1b[31m exists already; writing to exp\x1b[31m-1 instead' "$(cat escdir.err)"
+check_eq "... and both directories were written under the name as given" "yes yes" \
+    "$(test -f "$esc_dir/profile.cubex" && echo yes) $(test -f "$esc_dir-1/profile.cubex" && echo yes)"
 finish

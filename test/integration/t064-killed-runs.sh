@@ -3,10 +3,12 @@
 # anything (SIGKILL, a segmentation fault, mpiexec's time-out) leaves no experiment
 # directory, serial or MPI; a normal run still writes one; an existing directory is never
 # written into (-1, -2, ... is appended), also when two MPI jobs of the same name end by
-# signals at the same time. And hp-run's launcher says only what it does on SIGTERM.
+# signals at the same time, or when the rank that creates the directory is slow; no
+# symbolic link redirects what is written. And hp-run's launcher says only what it does
+# on SIGTERM.
 . "$HP_SRCDIR/test/integration/lib.sh"
 . "$PROGRAMS/mpi/mpi-lib.sh"
-plan 25
+plan 30
 
 check "build signals.c" hp-instrument gcc -O1 -o signals "$PROGRAMS/signals.c"
 check "build crash.c" hp-instrument gcc -O1 -o crash "$PROGRAMS/crash.c"
@@ -122,6 +124,69 @@ wait $joba $jobb
 check_eq "two jobs of one name: two directories, each with both ranks' profiles" \
     "same:profile-rank0.cubex,profile-rank1.cubex, same-1:profile-rank0.cubex,profile-rank1.cubex," \
     "$(cd two && for d in same*; do printf '%s:' $d; ls $d | grep cubex | tr '\n' ,; echo; done | tr '\n' ' ' | sed 's/ $//')"
+
+# A slow creating rank (an oversubscribed node, NFS): HP_TEST_PUBLISH_DELAY_MS holds the
+# rank that creates the directory back for that long right before the directory appears
+# under its name. Both ranks, signalled together, still write into one directory. Where
+# the filesystem cannot rename without replacing (HP_TEST_RENAME_FALLBACK=1 takes that
+# way), the name is taken by an empty directory first, which the other rank waits for
+# (2 s at most).
+# dirs_of DIR: each directory in DIR with the profiles in it, and what else DIR holds
+dirs_of() {
+    (cd "$1" && for d in $(entries .); do
+        printf '%s:' "$d"
+        ls "$d" | grep cubex | tr '\n' ,
+        echo
+    done | tr '\n' ' ' | sed 's/ $//')
+}
+# slow_job DIR VAR=VALUE...: a 2-rank job of ./signal in DIR with the variables set, both
+# ranks signalled (SIGTERM) at once
+slow_job() {
+    _dir=$1
+    shift
+    mkdir "$_dir"
+    (cd "$_dir" && exec env HP_EXPERIMENT_DIRECTORY=same "$@" timeout -k 5 60 mpiexec -n 2 \
+        ../signal > "../$_dir.out" 2> "../$_dir.err") &
+    job=$!
+    await_files 2 "$_dir/pid.*"
+    kill -TERM $(cat "$_dir"/pid.0 "$_dir"/pid.1)
+    wait $job
+}
+slow_job slow HP_TEST_PUBLISH_DELAY_MS=1500
+check_eq "a creating rank 1.5 s slow: one directory with both ranks' profiles, nothing left over" \
+    "same:profile-rank0.cubex,profile-rank1.cubex," "$(dirs_of slow)"
+slow_job slowfb HP_TEST_PUBLISH_DELAY_MS=1000 HP_TEST_RENAME_FALLBACK=1
+check_eq "... also without RENAME_NOREPLACE (1 s slow)" \
+    "same:profile-rank0.cubex,profile-rank1.cubex," "$(dirs_of slowfb)"
+
+# Symbolic links put into the experiment directory while the program runs (here between
+# two snapshots) are not followed: a second snapshot directory that is a link, and links
+# in place of summary.txt and profile.cubex's temporary file, are refused with a message;
+# what they point to stays untouched, and the rest is written.
+mkdir links links/elsewhere
+(cd links && exec env HP_DUMP_SIGNAL=USR1 HP_EXPERIMENT_DIRECTORY=exp ../signals 15 wait \
+    > out 2> err) &
+pid=$!
+await_files 1 links/ready
+kill -USR1 $pid
+await_files 1 links/exp/snapshot-1/profile.cubex
+ln -s ../elsewhere links/exp/snapshot-2
+ln -s ../summary-target links/exp/summary.txt
+ln -s ../cube-target links/exp/profile.cubex.tmp
+kill -USR1 $pid
+for _i in $(seq 100); do grep -q "cannot create exp/snapshot-2" links/err && break; sleep 0.1; done
+kill -TERM $pid
+wait $pid
+check_eq "links: the snapshot, summary.txt and the profile are refused" \
+    "hpmeasure: cannot create exp/snapshot-2: a symbolic link is in its place (not followed)
+hpmeasure: cannot write exp/summary.txt: a symbolic link is in its place (not followed)" \
+    "$(grep -e '^hpmeasure: cannot create' -e '^hpmeasure: cannot write' links/err)"
+check_eq "... the profile's failure is said too" \
+    "hpmeasure: cube writer: cannot create exp/profile.cubex.tmp: Too many levels of symbolic links" \
+    "$(grep 'profile.cubex.tmp' links/err)"
+check_eq "... nothing was written where the links point; hp.config was written" \
+    "elsewhere: exp/hp.config" \
+    "$(cd links && echo "elsewhere:$(ls elsewhere)" $(ls -d summary-target cube-target exp/hp.config 2> /dev/null))"
 
 # hp-run mpiexec: SIGTERM to mpiexec (hp-run's process). mpiexec forwards it to the
 # ranks, which write their profiles and say so; mpiexec itself writes nothing and says

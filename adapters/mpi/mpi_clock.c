@@ -12,12 +12,12 @@
  */
 #include <stdbool.h>
 #include <stdint.h>
-#include <time.h>
 
 #include "adapters/mpi/mpi_trace.h"
 #include "adapters/mpi/mpi_transport.h"
 #include "measurement/core/timer.h"
 #include "measurement/finalize/trace_output.h"
+#include "util/nap.h"
 
 enum { SYNC_ROUNDS = 10, SYNC_TAG = 7302 };
 
@@ -40,10 +40,9 @@ static bool own_timer; /* this rank's timer differs from its leader's: own calib
  * measuring: their round trips would grow to scheduler time slices (milliseconds). */
 static void wait_off_cpu(MPI_Request *r)
 {
-    const struct timespec pause = { 0, 20000 };
     int done = 0;
     for (PMPI_Test(r, &done, MPI_STATUS_IGNORE); !done; PMPI_Test(r, &done, MPI_STATUS_IGNORE))
-        nanosleep(&pause, NULL);
+        hp_nap(20000);
 }
 
 /* Broadcasts from the host leader; the others wait off the CPU. */

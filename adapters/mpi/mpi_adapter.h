@@ -58,9 +58,10 @@ extern const hp_mpi_function hp_mpi_functions[];
 extern const unsigned hp_mpi_function_count;
 
 /* What one measured MPI call carries from enter to exit. The byte helpers add to it.
- * hp_mpi_enter sets the fields up to root; the others are written by the trace rules
- * before anything reads them (they are read only under the trace bits those rules set),
- * so a call without rules pays a few stores, not the whole frame. */
+ * hp_mpi_enter sets the fields up to root (path_counters only with path_anchor); the
+ * others are written by the trace rules before anything reads them (they are read only
+ * under the trace bits those rules set), so a call pays a few stores, not the whole
+ * frame. */
 typedef struct hp_mpi_frame {
     void *loc;   /* the measuring location (struct hp_location *), NULL = not measured */
     unsigned fn; /* HP_MPI_FN_* */

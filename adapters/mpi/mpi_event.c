@@ -78,8 +78,7 @@ static inline void frame_start(hp_mpi_frame *f, hp_location *loc, unsigned fn)
     f->trace = 0;
     f->bytes_sent = f->bytes_received = 0;
     f->messages_sent = f->messages_received = 0;
-    f->path_anchor = NULL;
-    f->path_counters = 0;
+    f->path_anchor = NULL; /* path_counters is read only when this is set */
     f->root = -1;
 }
 
@@ -91,6 +90,7 @@ static HP_COLD hp_cct_node *enter_extras_before(hp_location *loc, hp_mpi_frame *
 {
     if (loc->sampling != NULL && hp_mpi_unwind[fn] && !hp_location_switched_off(loc)) {
         f->path_anchor = loc->current;
+        f->path_counters = 0;
         loc->current = hp_sampling_call_path(loc);
     }
     if (hp__mpi_plugin_selected[fn]) /* HP_PLUGINS, before the timestamp */
@@ -149,7 +149,8 @@ static inline void push_plain(hp_location *loc, hp_region *r)
     f->start = hp_timer_now();
 }
 
-int hp_mpi_enter(hp_mpi_frame *f, unsigned fn)
+/* Every enter: measured or not, the thread's first, an unwind, a plug-in, a new node. */
+static __attribute__((noinline)) int enter_any(hp_mpi_frame *f, unsigned fn)
 {
     f->loc = NULL;
     hp_location *loc = hp_location_get();
@@ -170,6 +171,37 @@ int hp_mpi_enter(hp_mpi_frame *f, unsigned fn)
         push_plain(loc, r);
     else
         enter_region(loc, f, fn, r);
+    hp_location_leave_core(loc);
+    return 1;
+}
+
+/* The common measured call (plain_enter) and the common unmeasured one are handled here
+ * without calling out, so that this is a leaf without saved registers; anything else
+ * goes to enter_any, which decides again from the start. */
+int hp_mpi_enter(hp_mpi_frame *f, unsigned fn)
+{
+    hp_location *loc = hp__tls_location;
+    if (unlikely(loc == NULL || hp_location_ignores_events(loc) || loc->in_mpi ||
+                 mpi_regions == NULL))
+        return enter_any(f, fn);
+    if (!hp_mpi_measured[fn]) {
+        if (unlikely(loc->call_counts == NULL))
+            return enter_any(f, fn);
+        loc->call_counts[fn]++;
+        f->loc = NULL;
+        return 0;
+    }
+    hp_region *r = atomic_load_explicit(&mpi_regions[fn], memory_order_acquire);
+    if (unlikely(r == NULL))
+        return enter_any(f, fn);
+    hp_location_enter_core(loc);
+    if (unlikely(!plain_enter(loc, r, fn))) {
+        hp_location_leave_core(loc);
+        return enter_any(f, fn);
+    }
+    loc->in_mpi = true;
+    frame_start(f, loc, fn);
+    push_plain(loc, r);
     hp_location_leave_core(loc);
     return 1;
 }
@@ -335,6 +367,17 @@ static inline bool plain_exit(hp_location *loc, const hp_mpi_frame *f, uintptr_t
            (loc->sp != loc->stack_base + 1 || (loc->depth == 1 && !hp_subtree_selecting()));
 }
 
+/* Every exit that plain_exit does not take (inside the core). */
+static __attribute__((noinline)) void exit_any(hp_location *loc, hp_mpi_frame *f, uint64_t now)
+{
+    if (!hp_location_ignores_events(loc))
+        leave_mpi_region(loc, f, now);
+    else if (hp__mpi_plugin_selected[f->fn])
+        hp__mpi_plugins_end(f);
+    loc->in_mpi = false;
+    hp_location_leave_core(loc);
+}
+
 void hp_mpi_exit(hp_mpi_frame *f)
 {
     uint64_t now = hp_timer_now();
@@ -344,19 +387,17 @@ void hp_mpi_exit(hp_mpi_frame *f)
     hp_location_enter_core(loc);
     uintptr_t addr = (uintptr_t)atomic_load_explicit(&mpi_regions[f->fn],
                                                      memory_order_relaxed);
-    if (likely(plain_exit(loc, f, addr))) {
-        hp_frame *top = --loc->sp;
-        uint64_t ticks = now - top->start;
-        loc->depth--;
-        loc->mpi_ticks += ticks;
-        add_messages(top->node, f);
-        hp_cct_visit_end(top->node, ticks);
-        loc->current = top->parent;
-    } else if (!hp_location_ignores_events(loc)) {
-        leave_mpi_region(loc, f, now);
-    } else if (hp__mpi_plugin_selected[f->fn]) {
-        hp__mpi_plugins_end(f);
+    if (unlikely(!plain_exit(loc, f, addr))) {
+        exit_any(loc, f, now);
+        return;
     }
+    hp_frame *top = --loc->sp;
+    uint64_t ticks = now - top->start;
+    loc->depth--;
+    loc->mpi_ticks += ticks;
+    add_messages(top->node, f);
+    hp_cct_visit_end(top->node, ticks);
+    loc->current = top->parent;
     loc->in_mpi = false;
     hp_location_leave_core(loc);
 }

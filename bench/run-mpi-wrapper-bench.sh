@@ -117,12 +117,10 @@ run_time() {
 run_instructions() {
     rm -rf "$WORK/exp"
     # shellcheck disable=SC2046
-    launch 0 HP_EXPERIMENT_DIRECTORY="$WORK/exp" $(settings "$1") valgrind --tool=cachegrind \
-        --cache-sim=no --cachegrind-out-file=/dev/null --log-file="$WORK/cg.log" $(program "$1") "$2" \
-        >/dev/null || die "$1 under cachegrind failed (see $WORK/cg.log and run.log)"
-    ir=$(sed -n 's/.*I *refs: *//p' cg.log | tr -d ,)
-    is_count "$ir" || die "no instruction count from cachegrind (see $WORK/cg.log)"
-    echo "$ir"
+    # shellcheck disable=SC2086 # CACHEGRIND is a command line
+    launch 0 HP_EXPERIMENT_DIRECTORY="$WORK/exp" $(settings "$1") $CACHEGRIND \
+        $(program "$1") "$2" >/dev/null || die "$1 under cachegrind failed (see $WORK/run.log)"
+    cachegrind_count "$1"
 }
 
 VARIANTS="plain off on on_unwind tool_plain tool_off tool_on"

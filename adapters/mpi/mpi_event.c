@@ -83,9 +83,10 @@ static inline void frame_start(hp_mpi_frame *f, hp_location *loc, unsigned fn)
 }
 
 /* Before the region is entered, for a call that unwinds its call path (sampling) or
- * that a plug-in selected: out of line, so that the common call keeps a short prologue.
- * Returns the node the region is entered under. Inside the core. */
-static HP_COLD hp_cct_node *enter_extras_before(hp_location *loc, hp_mpi_frame *f,
+ * that a plug-in selected. Returns the node the region is entered under. Inside the
+ * core. Inline, as enter_region is: each frame between the wrapper and the unwinder
+ * is one more step of every unwind. */
+static inline hp_cct_node *enter_extras_before(hp_location *loc, hp_mpi_frame *f,
                                                 unsigned fn)
 {
     if (loc->sampling != NULL && hp_mpi_unwind[fn] && !hp_location_switched_off(loc)) {
@@ -110,8 +111,8 @@ static HP_COLD void enter_extras_after(hp_location *loc, hp_mpi_frame *f, hp_cct
 
 /* Any enter: the region under the unwound path or after the plug-ins, with counters,
  * trace, a new call-path node or a new stack chunk (hp_event_enter). */
-static HP_COLD void enter_region(hp_location *loc, hp_mpi_frame *f, unsigned fn,
-                                 hp_region *r)
+static inline void enter_region(hp_location *loc, hp_mpi_frame *f, unsigned fn,
+                                hp_region *r)
 {
     hp_cct_node *leaf = NULL;
     if ((loc->sampling != NULL && hp_mpi_unwind[fn]) || hp__mpi_plugin_selected[fn])

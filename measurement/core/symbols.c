@@ -294,12 +294,28 @@ static const char *intern_source_path(Dwarf_Die *cu, const char *file)
 
 /* Fills file and line from DWARF; leaves "" and -1 when there is no usable DWARF.
  * Returns -1 only when memory ran out. */
+/*
+ * True when mod's debug information is a distribution's separate debug file (under
+ * /usr/lib/debug, as libc6-dbg installs it). Its source paths name the distribution's
+ * build tree ("./math/../sysdeps/ieee754/dbl-64/s_sin.c"), which nothing here can open,
+ * and reading them means inflating its compressed DWARF, tens of MB, in every process
+ * at finalize: 250 million instructions for libm's sin, most of what sampling cost a
+ * half-second job (doc/bench.md, "A short run under hp-run"). Its symbol table, which
+ * names the functions, is read without that.
+ */
+static bool distribution_debug_file(Dwfl_Module *mod)
+{
+    const char *debugfile = NULL;
+    dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, &debugfile);
+    return debugfile != NULL && strncmp(debugfile, "/usr/lib/debug/", 15) == 0;
+}
+
 static int lookup_definition(Dwfl_Module *mod, uintptr_t addr, const char **file, int *line)
 {
     *file = "";
     *line = -1;
     Dwarf_Die cu, fn;
-    if (!find_subprogram(mod, addr, &cu, &fn))
+    if (distribution_debug_file(mod) || !find_subprogram(mod, addr, &cu, &fn))
         return 0;
     /* Both follow DW_AT_specification/abstract_origin, so an out-of-class C++ member
      * definition without its own decl_file still gets the declaration's. */

@@ -12,6 +12,9 @@
 #                       appended to run.log
 # keep_min NAME VALUE   sets the variable NAME to the count VALUE when NAME is empty or
 #                       larger (the minimum over a benchmark's rounds)
+# CACHEGRIND           the valgrind command that counts instructions into cg.log (in the
+#                       current directory); put it after launch's VAR=VALUE words
+# cachegrind_count WHAT prints the instruction count of cg.log, or dies naming WHAT
 # plugin_cflags BUILDDIR COMPILER
 #                       prints the flags that compile with hpmeasure's GCC plug-in, or
 #                       nothing when BUILDDIR has no plug-in or COMPILER cannot load it
@@ -50,6 +53,15 @@ launch() {
         done
         if [ "$n" -gt 0 ]; then exec $mpiexec -n "$n" "$@"; else exec "$@"; fi' \
         launch "$_n" "${MPIEXEC:-mpiexec}" "$@" 2>>run.log </dev/null
+}
+
+CACHEGRIND="valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \
+--log-file=cg.log"
+
+cachegrind_count() {
+    _ir=$(sed -n 's/.*I *refs: *//p' cg.log 2>/dev/null | tr -d ,)
+    is_count "$_ir" || die "no instruction count from cachegrind for $1 (see cg.log, run.log)"
+    echo "$_ir"
 }
 
 keep_min() {

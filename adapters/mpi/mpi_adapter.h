@@ -57,24 +57,28 @@ typedef struct hp_mpi_function {
 extern const hp_mpi_function hp_mpi_functions[];
 extern const unsigned hp_mpi_function_count;
 
-/* What one measured MPI call carries from enter to exit. The byte helpers add to it. */
+/* What one measured MPI call carries from enter to exit. The byte helpers add to it.
+ * hp_mpi_enter sets the fields up to root (path_counters only with path_anchor); the
+ * others are written by the trace rules before anything reads them (they are read only
+ * under the trace bits those rules set), so a call pays a few stores, not the whole
+ * frame. */
 typedef struct hp_mpi_frame {
     void *loc;   /* the measuring location (struct hp_location *), NULL = not measured */
     unsigned fn; /* HP_MPI_FN_* */
+    unsigned trace; /* HP_MPI_TRACE_* bits, set by the t* rules (mpi_trace_rules.c) */
     uint64_t bytes_sent;
     uint64_t bytes_received;
     uint64_t messages_sent;
     uint64_t messages_received;
-    /* for trace events (HP_ENABLE_TRACING), set by the t* rules (mpi_trace_rules.c) */
-    unsigned trace;        /* HP_MPI_TRACE_* bits */
-    MPI_Comm comm;
-    int send_peer, send_tag;
-    int recv_peer, recv_tag;
-    int root;              /* rank in comm, -1 for none */
-    uint64_t request_id;   /* trace id of the request a non-blocking call started */
     /* with sampling: the node the call path was unwound below (NULL = not unwound) */
     void *path_anchor;     /* struct hp_cct_node * */
     int path_counters;     /* the path below the anchor took the counters at enter */
+    int root;              /* rank in comm, -1 for none */
+    /* for trace events (HP_ENABLE_TRACING), valid under the trace bits */
+    MPI_Comm comm;
+    int send_peer, send_tag;
+    int recv_peer, recv_tag;
+    uint64_t request_id;   /* trace id of the request a non-blocking call started */
 } hp_mpi_frame;
 
 enum {

@@ -69,7 +69,89 @@ static inline void count_unmeasured(hp_location *loc, unsigned fn)
         counts[fn]++;
 }
 
-int hp_mpi_enter(hp_mpi_frame *f, unsigned fn)
+/* The fields of f that every measured call reads (mpi_adapter.h): explicit stores, as
+ * zeroing the whole frame costs a string instruction per call. */
+static inline void frame_start(hp_mpi_frame *f, hp_location *loc, unsigned fn)
+{
+    f->loc = loc;
+    f->fn = fn;
+    f->trace = 0;
+    f->bytes_sent = f->bytes_received = 0;
+    f->messages_sent = f->messages_received = 0;
+    f->path_anchor = NULL; /* path_counters is read only when this is set */
+    f->root = -1;
+}
+
+/* Before the region is entered, for a call that unwinds its call path (sampling) or
+ * that a plug-in selected. Returns the node the region is entered under. Inside the
+ * core. Inline, as enter_region is: each frame between the wrapper and the unwinder
+ * is one more step of every unwind. */
+static inline hp_cct_node *enter_extras_before(hp_location *loc, hp_mpi_frame *f,
+                                                unsigned fn)
+{
+    if (loc->sampling != NULL && hp_mpi_unwind[fn] && !hp_location_switched_off(loc)) {
+        f->path_anchor = loc->current;
+        f->path_counters = 0;
+        loc->current = hp_sampling_call_path(loc);
+    }
+    if (hp__mpi_plugin_selected[fn]) /* HP_PLUGINS, before the timestamp */
+        hp__mpi_plugins_begin(f);
+    return loc->current;
+}
+
+/* After the region of an unwound call was entered under leaf. */
+static HP_COLD void enter_extras_after(hp_location *loc, hp_mpi_frame *f, hp_cct_node *leaf)
+{
+    if (loc->metrics != NULL && loc->current != NULL &&
+        loc->current != leaf) { /* entered with a node: the counters were read */
+        hp_cct_path_counters(leaf, f->path_anchor, loc->metrics->last, loc->metrics->n, -1);
+        f->path_counters = 1;
+    }
+}
+
+/* Any enter: the region under the unwound path or after the plug-ins, with counters,
+ * trace, a new call-path node or a new stack chunk (hp_event_enter). */
+static inline void enter_region(hp_location *loc, hp_mpi_frame *f, unsigned fn,
+                                hp_region *r)
+{
+    hp_cct_node *leaf = NULL;
+    if ((loc->sampling != NULL && hp_mpi_unwind[fn]) || hp__mpi_plugin_selected[fn])
+        leaf = enter_extras_before(loc, f, fn);
+    hp_event_enter(loc, r, (uintptr_t)r);
+    if (f->path_anchor != NULL)
+        enter_extras_after(loc, f, leaf);
+}
+
+/* The common enter: no unwind, no plug-in, no counters, no trace, room in the stack
+ * chunk, and the region's node the one last entered below the current node. */
+static inline bool plain_enter(const hp_location *loc, const hp_region *r, unsigned fn)
+{
+    const hp_cct_node *parent = loc->current;
+    return !(loc->sampling != NULL && hp_mpi_unwind[fn]) && !hp__mpi_plugin_selected[fn] &&
+           loc->metrics == NULL && !loc->tracing && loc->sp != loc->stack_limit &&
+           loc->depth < loc->depth_limit && !r->subtree && parent != NULL &&
+           parent->last_entered != NULL && parent->last_entered->region == r &&
+           loc->depth < loc->max_depth;
+}
+
+/* hp_event_enter for a plain_enter: the same frame, without what calls out, so that the
+ * fast path needs no saved registers. */
+static inline void push_plain(hp_location *loc, hp_region *r)
+{
+    hp_frame *f = loc->sp;
+    hp_cct_node *node = loc->current->last_entered;
+    node->visits++;
+    f->addr = (uintptr_t)r;
+    f->node = node;
+    f->parent = loc->current;
+    loc->current = node;
+    loc->sp = f + 1;
+    loc->depth++;
+    f->start = hp_timer_now();
+}
+
+/* Every enter: measured or not, the thread's first, an unwind, a plug-in, a new node. */
+static __attribute__((noinline)) int enter_any(hp_mpi_frame *f, unsigned fn)
 {
     f->loc = NULL;
     hp_location *loc = hp_location_get();
@@ -85,22 +167,42 @@ int hp_mpi_enter(hp_mpi_frame *f, unsigned fn)
         return 0;
     hp_location_enter_core(loc);
     loc->in_mpi = true;
-    *f = (hp_mpi_frame){ .loc = loc, .fn = fn, .root = -1 };
-    hp_cct_node *leaf = loc->current;
-    if (unlikely(loc->sampling != NULL) && hp_mpi_unwind[fn] &&
-        !hp_location_switched_off(loc)) {
-        f->path_anchor = loc->current;
-        leaf = loc->current = hp_sampling_call_path(loc);
+    frame_start(f, loc, fn);
+    if (likely(plain_enter(loc, r, fn)))
+        push_plain(loc, r);
+    else
+        enter_region(loc, f, fn, r);
+    hp_location_leave_core(loc);
+    return 1;
+}
+
+/* The common measured call (plain_enter) and the common unmeasured one are handled here
+ * without calling out, so that this is a leaf without saved registers; anything else
+ * goes to enter_any, which decides again from the start. */
+int hp_mpi_enter(hp_mpi_frame *f, unsigned fn)
+{
+    hp_location *loc = hp__tls_location;
+    if (unlikely(loc == NULL || hp_location_ignores_events(loc) || loc->in_mpi ||
+                 mpi_regions == NULL))
+        return enter_any(f, fn);
+    if (!hp_mpi_measured[fn]) {
+        if (unlikely(loc->call_counts == NULL))
+            return enter_any(f, fn);
+        loc->call_counts[fn]++;
+        f->loc = NULL;
+        return 0;
     }
-    if (unlikely(hp__mpi_plugin_selected[fn])) /* HP_PLUGINS, before the timestamp */
-        hp__mpi_plugins_begin(f);
-    hp_event_enter(loc, r, (uintptr_t)r);
-    if (unlikely(f->path_anchor != NULL) && loc->metrics != NULL && loc->current != NULL &&
-        loc->current != leaf) { /* entered with a node: the counters were read */
-        hp_cct_path_counters(leaf, f->path_anchor, loc->metrics->last, loc->metrics->n,
-                                  -1);
-        f->path_counters = 1;
+    hp_region *r = atomic_load_explicit(&mpi_regions[fn], memory_order_acquire);
+    if (unlikely(r == NULL))
+        return enter_any(f, fn);
+    hp_location_enter_core(loc);
+    if (unlikely(!plain_enter(loc, r, fn))) {
+        hp_location_leave_core(loc);
+        return enter_any(f, fn);
     }
+    loc->in_mpi = true;
+    frame_start(f, loc, fn);
+    push_plain(loc, r);
     hp_location_leave_core(loc);
     return 1;
 }
@@ -185,6 +287,15 @@ static void trace_request_events(hp_trace_buffer *b, const hp_mpi_frame *f, uint
     }
 }
 
+/* What the call moved, into its call-path node. */
+static inline void add_messages(hp_cct_node *node, const hp_mpi_frame *f)
+{
+    node->bytes_sent += f->bytes_sent;
+    node->bytes_received += f->bytes_received;
+    node->messages_sent += f->messages_sent;
+    node->messages_received += f->messages_received;
+}
+
 /* The message and collective events of a measured call, between its Enter (at start)
  * and its Leave (at now), in time order. */
 static HP_COLD void trace_mpi_events(hp_location *loc, const hp_mpi_frame *f, uint64_t start,
@@ -221,8 +332,8 @@ static HP_COLD void trace_mpi_events(hp_location *loc, const hp_mpi_frame *f, ui
  * (hp_trace_reserve). */
 enum { MPI_LEAVE_SLOTS = 16 + 2 * HP_METRICS_MAX + 1 + 2 };
 
-/* Leaves the MPI region of f at now (inside the core). */
-static inline void leave_mpi_region(hp_location *loc, const hp_mpi_frame *f, uint64_t now)
+/* Leaves the MPI region of f at now (inside the core), whatever the call carried. */
+static HP_COLD void leave_mpi_region(hp_location *loc, const hp_mpi_frame *f, uint64_t now)
 {
     uint64_t flush[2] = { 0, 0 };
     uintptr_t addr = (uintptr_t)atomic_load_explicit(&mpi_regions[f->fn],
@@ -233,28 +344,49 @@ static inline void leave_mpi_region(hp_location *loc, const hp_mpi_frame *f, uin
     } else {
         hp_cct_node *node = loc->sp[-1].node;
         ticks = now - loc->sp[-1].start;
-        if (unlikely(loc->tracing) && f->trace != 0 && node != NULL) {
+        if (loc->tracing && f->trace != 0 && node != NULL) {
             hp_trace_reserve(&loc->trace, MPI_LEAVE_SLOTS, flush);
             trace_mpi_events(loc, f, loc->sp[-1].start, now);
         }
-        if (likely(node != NULL)) {
-            node->bytes_sent += f->bytes_sent;
-            node->bytes_received += f->bytes_received;
-            node->messages_sent += f->messages_sent;
-            node->messages_received += f->messages_received;
-        }
+        if (node != NULL)
+            add_messages(node, f);
         hp_event_pop(loc, now);
         if (unlikely(flush[1] != 0)) /* after the call's events: it happened after them */
             hp_trace_add_flush(&loc->trace, flush[0], flush[1]);
     }
     loc->mpi_ticks += ticks;
-    if (unlikely(f->path_anchor != NULL)) { /* the unwound path below the anchor */
+    if (f->path_anchor != NULL) { /* the unwound path below the anchor */
         hp_cct_path_add(loc->current, f->path_anchor, ticks);
         if (f->path_counters)
             hp_cct_path_counters(loc->current, f->path_anchor, loc->metrics->last,
                                       loc->metrics->n, 1);
         loc->current = f->path_anchor;
     }
+    if (hp__mpi_plugin_selected[f->fn]) /* HP_PLUGINS, after the timestamp */
+        hp__mpi_plugins_end(f);
+}
+
+/* The common exit: the call's frame on top with a node, no trace, no counters, no
+ * unwound path, no plug-in, and a pop that stays in the stack chunk (or ends the
+ * outermost frame, with no subtree selection to switch off). hp_event_pop without what
+ * calls out, so that the fast path needs no saved registers. */
+static inline bool plain_exit(hp_location *loc, const hp_mpi_frame *f, uintptr_t addr)
+{
+    return !hp_location_ignores_events(loc) && hp_event_exit_matches(loc, addr) &&
+           loc->sp[-1].node != NULL && !loc->tracing && loc->metrics == NULL &&
+           f->path_anchor == NULL && !hp__mpi_plugin_selected[f->fn] &&
+           (loc->sp != loc->stack_base + 1 || (loc->depth == 1 && !hp_subtree_selecting()));
+}
+
+/* Every exit that plain_exit does not take (inside the core). */
+static __attribute__((noinline)) void exit_any(hp_location *loc, hp_mpi_frame *f, uint64_t now)
+{
+    if (!hp_location_ignores_events(loc))
+        leave_mpi_region(loc, f, now);
+    else if (hp__mpi_plugin_selected[f->fn])
+        hp__mpi_plugins_end(f);
+    loc->in_mpi = false;
+    hp_location_leave_core(loc);
 }
 
 void hp_mpi_exit(hp_mpi_frame *f)
@@ -264,10 +396,19 @@ void hp_mpi_exit(hp_mpi_frame *f)
     if (loc == NULL)
         return;
     hp_location_enter_core(loc);
-    if (likely(!hp_location_ignores_events(loc)))
-        leave_mpi_region(loc, f, now);
-    if (unlikely(hp__mpi_plugin_selected[f->fn])) /* HP_PLUGINS, after the timestamp */
-        hp__mpi_plugins_end(f);
+    uintptr_t addr = (uintptr_t)atomic_load_explicit(&mpi_regions[f->fn],
+                                                     memory_order_relaxed);
+    if (unlikely(!plain_exit(loc, f, addr))) {
+        exit_any(loc, f, now);
+        return;
+    }
+    hp_frame *top = --loc->sp;
+    uint64_t ticks = now - top->start;
+    loc->depth--;
+    loc->mpi_ticks += ticks;
+    add_messages(top->node, f);
+    hp_cct_visit_end(top->node, ticks);
+    loc->current = top->parent;
     loc->in_mpi = false;
     hp_location_leave_core(loc);
 }

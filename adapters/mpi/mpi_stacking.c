@@ -31,15 +31,27 @@ static int shadowed(const char *name, const Dl_info *ours, Dl_info *who)
     return first != NULL && dladdr(first, who) != 0 && who->dli_fbase != ours->dli_fbase;
 }
 
+/* The same, cheaper when self (our own object, or NULL) is known: a call goes to us when
+ * the first definition is ours, which needs no dladdr (a scan of symbol tables, some
+ * 30,000 instructions per name). */
+static int shadowed_from(void *self, const char *name, const Dl_info *ours, Dl_info *who)
+{
+    if (self != NULL && dlsym(RTLD_DEFAULT, name) == dlsym(self, name))
+        return 0;
+    return shadowed(name, ours, who);
+}
+
 void hp__mpi_report_shadowed(int rank)
 {
     Dl_info ours, who, first_who;
     if (rank != 0 || dladdr((void *)hp__mpi_report_shadowed, &ours) == 0)
         return;
+    void *self = ours.dli_fname != NULL ? dlopen(ours.dli_fname, RTLD_LAZY | RTLD_NOLOAD)
+                                        : NULL;
     char names[NAMES_SHOWN * 40] = "";
     unsigned count = 0;
     for (unsigned i = 0; i < HP_MPI_FN_COUNT; i++) {
-        if (!shadowed(hp_mpi_functions[i].name, &ours, &who))
+        if (!shadowed_from(self, hp_mpi_functions[i].name, &ours, &who))
             continue;
         if (count == 0)
             first_who = who;
@@ -54,6 +66,8 @@ void hp__mpi_report_shadowed(int rank)
                         "PMPI tool after hpmeasure (see doc/mpi.md, \"Other PMPI tools\")\n",
                 count, count == 1 ? "" : "s", names, count > NAMES_SHOWN ? ", ..." : "",
                 count == 1 ? "is" : "are", object_name(&first_who), count == 1 ? "its" : "their");
+    if (self != NULL)
+        dlclose(self); /* only the reference dlopen took */
 }
 
 __attribute__((constructor)) static void find_next_definitions(void)

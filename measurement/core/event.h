@@ -11,6 +11,7 @@
 #define HP_MEASUREMENT_EVENT_H
 
 #include "location.h"
+#include "subtree.h"
 #include "timer.h"
 
 /* Exit handling that does not match the innermost frame (cold). */
@@ -75,7 +76,8 @@ static inline void hp_event_pop(hp_location *loc, uint64_t now)
     } else {
         loc->current = f->parent;
     }
-    if (unlikely(loc->sp == loc->stack_base))
+    /* Below the chunk's base, or the outermost frame popped while selecting subtrees. */
+    if (unlikely(loc->sp == loc->stack_base) && (loc->depth > 0 || hp_subtree_selecting()))
         hp__location_stack_bottom(loc);
 }
 

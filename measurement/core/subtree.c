@@ -12,6 +12,7 @@
 
 static hp_filter *select_filter;
 static hp_filter *exclude_filter;
+bool hp__subtree_selecting; /* select_filter != NULL */
 
 /* Appends n bytes of s to the string in out (size bytes), escaping white space, '#' and
  * '\' for the filter lexer when escape is set. Returns 0, or -1 when out is too small. */
@@ -65,6 +66,7 @@ int hp_subtree_setup(const char *select, const char *exclude, char *err, size_t 
 {
     int failed = 0;
     select_filter = patterns_filter(select, "HP_SELECT_SUBTREES", err, errlen, &failed);
+    hp__subtree_selecting = select_filter != NULL;
     if (!failed)
         exclude_filter = patterns_filter(exclude, "HP_EXCLUDE_SUBTREES", err, errlen,
                                          &failed);
@@ -81,7 +83,3 @@ unsigned hp_subtree_flags(const char *name, const char *mangled)
     return flags;
 }
 
-bool hp_subtree_selecting(void)
-{
-    return select_filter != NULL;
-}

@@ -30,7 +30,14 @@ int hp_subtree_setup(const char *select, const char *exclude, char *err, size_t 
 /* HP_SUBTREE_* flags of a region with this displayed and mangled name (0 = neither). */
 unsigned hp_subtree_flags(const char *name, const char *mangled);
 
-/* True when HP_SELECT_SUBTREES is set: locations start switched off. */
-bool hp_subtree_selecting(void);
+/* True when HP_SELECT_SUBTREES is set: locations start switched off. Inline: every pop
+ * of a location's outermost frame asks (hp_event_pop), which is every MPI call of a
+ * program built without function hooks. */
+extern bool hp__subtree_selecting;
+
+static inline bool hp_subtree_selecting(void)
+{
+    return hp__subtree_selecting;
+}
 
 #endif

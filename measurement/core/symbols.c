@@ -126,6 +126,7 @@ typedef char *(*cxa_demangle_fn)(const char *mangled, char *buf, size_t *len, in
 static struct {
     Dwfl *dwfl;
     cxa_demangle_fn demangler;          /* NULL while no C++ runtime is loaded */
+    bool demangler_stale;               /* modules reported since it was looked for */
     bool have_generation;               /* the loader's adds/subs counters are readable */
     unsigned long long reported_generation; /* their sum when the maps were last reported */
     struct string_pool strings;
@@ -194,7 +195,7 @@ static int report_process_modules(void)
     int err = dwfl_linux_proc_report(S.dwfl, getpid());
     if (dwfl_report_end(S.dwfl, NULL, NULL) != 0 || err != 0)
         return -1;
-    find_demangler();
+    S.demangler_stale = true; /* looked for at the next mangled name (demangle) */
     return 0;
 }
 
@@ -293,12 +294,28 @@ static const char *intern_source_path(Dwarf_Die *cu, const char *file)
 
 /* Fills file and line from DWARF; leaves "" and -1 when there is no usable DWARF.
  * Returns -1 only when memory ran out. */
+/*
+ * True when mod's debug information is a distribution's separate debug file (under
+ * /usr/lib/debug, as libc6-dbg installs it). Its source paths name the distribution's
+ * build tree ("./math/../sysdeps/ieee754/dbl-64/s_sin.c"), which nothing here can open,
+ * and reading them means inflating its compressed DWARF, tens of MB, in every process
+ * at finalize: 250 million instructions for libm's sin, most of what sampling cost a
+ * half-second job (doc/bench.md, "A short run under hp-run"). Its symbol table, which
+ * names the functions, is read without that.
+ */
+static bool distribution_debug_file(Dwfl_Module *mod)
+{
+    const char *debugfile = NULL;
+    dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, &debugfile);
+    return debugfile != NULL && strncmp(debugfile, "/usr/lib/debug/", 15) == 0;
+}
+
 static int lookup_definition(Dwfl_Module *mod, uintptr_t addr, const char **file, int *line)
 {
     *file = "";
     *line = -1;
     Dwarf_Die cu, fn;
-    if (!find_subprogram(mod, addr, &cu, &fn))
+    if (distribution_debug_file(mod) || !find_subprogram(mod, addr, &cu, &fn))
         return 0;
     /* Both follow DW_AT_specification/abstract_origin, so an out-of-class C++ member
      * definition without its own decl_file still gets the declaration's. */
@@ -318,7 +335,8 @@ static int lookup_definition(Dwfl_Module *mod, uintptr_t addr, const char **file
 
 /*
  * The demangler is the process' own __cxa_demangle (libstdc++ or libc++abi), found in
- * the symbol tables libdwfl already read, after every report of the modules. It is
+ * the symbol tables libdwfl reads, at the first mangled name after a report of the
+ * modules (reading the C++ runtime's symbol table costs a C program for nothing). It is
  * never looked up with dlsym or dlopen: those take the loader's lock, and lookups run
  * under the region registry's lock, while a thread inside dlopen runs instrumented
  * constructors that wait for that registry lock; the two would deadlock.
@@ -380,6 +398,10 @@ static char *demangle(const char *mangled)
 {
     if (strncmp(mangled, "_Z", 2) != 0)
         return NULL;
+    if (S.demangler_stale) {
+        S.demangler_stale = false;
+        find_demangler();
+    }
     if (S.demangler == NULL)
         return NULL;
     int status = -1;

@@ -16,6 +16,11 @@ bool hp__timer_tsc;
 static uint64_t start_ticks, start_ns;
 static double ticks_per_second;
 
+uint64_t hp__timer_monotonic_now(void)
+{
+    return hp_timer_monotonic_ns();
+}
+
 static bool cpu_has_invariant_tsc(void)
 {
 #if defined(__x86_64__) || defined(__i386__)

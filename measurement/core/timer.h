@@ -23,13 +23,17 @@ static inline uint64_t hp_timer_monotonic_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* hp_timer_monotonic_ns out of line: the fallback of hp_timer_now, so that the callers'
+ * fast paths keep no timespec on their stack (the MPI wrappers' are leaves). */
+uint64_t hp__timer_monotonic_now(void);
+
 static inline uint64_t hp_timer_now(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
     if (__builtin_expect(hp__timer_tsc, 1))
         return __builtin_ia32_rdtsc();
 #endif
-    return hp_timer_monotonic_ns();
+    return hp__timer_monotonic_now();
 }
 
 /* Chooses the timer (kind requested; TSC falls back to monotonic without an invariant

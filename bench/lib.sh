@@ -15,6 +15,9 @@
 # CACHEGRIND           the valgrind command that counts instructions into cg.log (in the
 #                       current directory); put it after launch's VAR=VALUE words
 # cachegrind_count WHAT prints the instruction count of cg.log, or dies naming WHAT
+# bench_args ARG...   the arguments of a script taking BUILDDIR [REPS]: sets BUILDDIR
+#                       (absolute) and REPS (default 5); exits 2 with a usage line
+#                       when they are off
 # plugin_cflags BUILDDIR COMPILER
 #                       prints the flags that compile with hpmeasure's GCC plug-in, or
 #                       nothing when BUILDDIR has no plug-in or COMPILER cannot load it
@@ -22,6 +25,15 @@
 die() {
     echo "bench: error: $*" >&2
     exit 1
+}
+
+bench_args() {
+    if [ $# -lt 1 ] || [ $# -gt 2 ] || ! is_count "${2:-5}"; then
+        echo "usage: $0 BUILDDIR [REPS]" >&2
+        exit 2
+    fi
+    BUILDDIR=$(cd "$1" 2>/dev/null && pwd) || die "no build directory '$1'"
+    REPS=${2:-5}
 }
 
 is_count() {

@@ -38,21 +38,11 @@
 
 set -u
 
-usage() {
-    echo "usage: $0 BUILDDIR [REPS]" >&2
-    exit 2
-}
-
 BENCHDIR=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=bench/lib.sh
 . "$BENCHDIR/lib.sh"
 
-if [ $# -lt 1 ] || [ $# -gt 2 ]; then
-    usage
-fi
-BUILDDIR=$(cd "$1" 2>/dev/null && pwd) || die "no build directory '$1'"
-REPS=${2:-5}
-is_count "$REPS" || usage
+bench_args "$@"
 CXX=${CXX:-g++}
 SIZE=256
 STEPS=${HP_BENCH_INSTRUMENT_STEPS:-120}

@@ -196,12 +196,15 @@ def balanced(exp, cubecheck):
 
 
 def uses_nonlocal_exits(path, compiler):
-    """Whether the source may leave functions without their exit hooks: a longjmp, or an
-    exception under clang, whose hooks do not run during unwinding. The run time closes
-    such regions when an outer function exits (summary.txt says so): not a fault."""
+    """Whether the source may leave functions without their exit hooks: a longjmp, a
+    non-local goto out of a nested function (GNU C's __label__: no cleanups run, as with
+    longjmp), or an exception under clang, whose hooks do not run during unwinding. The
+    run time closes such regions when an outer function exits (summary.txt says so): not
+    a fault."""
     with open(path, encoding="latin-1") as f:
         text = f.read()
-    return "longjmp" in text or ("clang" in compiler and re.search(r"\bthrow\b", text))
+    return ("longjmp" in text or "__label__" in text or
+            ("clang" in compiler and re.search(r"\bthrow\b", text)))
 
 
 def do_task(task, ctx):

@@ -49,8 +49,11 @@ check "kept samples fill the buffer's share: between 1024 and 8192 (got $kept)" 
     test "$kept" -ge 1024 -a "$kept" -le 8192
 
 # 20 kHz: three threads share 2 cores, and a thread that does not run misses its ticks.
-check "3 threads, 3 s at 20 kHz each" env $ADAPTIVE HP_SAMPLING_FREQUENCY=20000 \
-    HP_EXPERIMENT_DIRECTORY=thr ./busy 3000 3
+# 6 s, so that even on a loaded machine (a third of the ticks: 6,000 samples a thread in
+# 3 s under CI's parallel make check) each thread takes more than the 8,192 samples its
+# 256 KiB hold, and must halve.
+check "3 threads, 6 s at 20 kHz each" env $ADAPTIVE HP_SAMPLING_FREQUENCY=20000 \
+    HP_EXPERIMENT_DIRECTORY=thr ./busy 6000 3
 check "threads: otf2check.py passes, no warnings" $OTF2CHECK thr/traces.otf2
 $SAMPLES thr/traces.otf2 > thr.samples
 check "threads: each location keeps the multiples of its own 2^k" multiples_check thr.samples 50000 0

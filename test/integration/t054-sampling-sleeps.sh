@@ -81,7 +81,7 @@ field() {
     awk -F'\t' -v f="$1" -v p="^sleeps-nc/$2\$" \
         '$1 ~ p && $2 == 0 { sub(/^[a-z_]*=/, "", $f); print $f }' nc.dump
 }
-NAP="main/nap/$asan_frame[_a-z]*nanosleep" POLL="main/wait_poll/$asan_frame[_a-z]*poll"
+NAP="main/nap/$asan_frame[_a-z]*nanosleep" POLL="main/wait_poll/$asan_frame(__)?poll"
 SELECT="main/wait_select/$asan_frame[_a-z]*select" UNTIL="main/wait_until/${asan_frame}clock_nanosleep"
 # charged NAME PATH...: the paths' time against the time the program measured for NAME
 charged() {

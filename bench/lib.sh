@@ -18,6 +18,9 @@
 # bench_args ARG...   the arguments of a script taking BUILDDIR [REPS]: sets BUILDDIR
 #                       (absolute) and REPS (default 5); exits 2 with a usage line
 #                       when they are off
+# bench_workdir NAME   makes $BUILDDIR/bench/work/NAME anew, enters it (WORK names it)
+#                       and unsets the HP_ variables that would change what an MPI
+#                       benchmark measures
 # plugin_cflags BUILDDIR COMPILER
 #                       prints the flags that compile with hpmeasure's GCC plug-in, or
 #                       nothing when BUILDDIR has no plug-in or COMPILER cannot load it
@@ -34,6 +37,15 @@ bench_args() {
     fi
     BUILDDIR=$(cd "$1" 2>/dev/null && pwd) || die "no build directory '$1'"
     REPS=${2:-5}
+}
+
+bench_workdir() {
+    WORK=$BUILDDIR/bench/work/$1
+    rm -rf "$WORK"
+    mkdir -p "$WORK" || die "cannot create $WORK"
+    cd "$WORK" || die "cannot enter $WORK"
+    unset HP_FILTERING_FILE HP_EXPERIMENT_DIRECTORY HP_VERBOSE HP_MPI_EXCLUDE \
+        HP_MPI_ENABLE_GROUPS HP_MPI_UNWIND_EXCLUDE HP_SAMPLING_FREQUENCY HP_PLUGINS
 }
 
 is_count() {

@@ -52,12 +52,7 @@ if [ ! -f "$CORELIBDIR/libhpmeasure_mpi.so" ] ||
     exit 0
 fi
 
-WORK=$BUILDDIR/bench/work/mpi-wrapper
-rm -rf "$WORK"
-mkdir -p "$WORK" || die "cannot create $WORK"
-cd "$WORK" || die "cannot enter $WORK"
-unset HP_FILTERING_FILE HP_EXPERIMENT_DIRECTORY HP_VERBOSE HP_MPI_EXCLUDE \
-    HP_MPI_ENABLE_GROUPS HP_MPI_UNWIND_EXCLUDE HP_SAMPLING_FREQUENCY HP_PLUGINS
+bench_workdir mpi-wrapper
 
 # ---------------------------------------------------------------- build
 CFLAGS_BENCH="-O2 -Wall -Wextra"

@@ -44,12 +44,7 @@ if [ ! -f "$CORELIBDIR/libhpmeasure_mpi_preload.so" ] ||
     exit 0
 fi
 
-WORK=$BUILDDIR/bench/work/short-run
-rm -rf "$WORK"
-mkdir -p "$WORK" || die "cannot create $WORK"
-cd "$WORK" || die "cannot enter $WORK"
-unset HP_FILTERING_FILE HP_EXPERIMENT_DIRECTORY HP_VERBOSE HP_MPI_EXCLUDE \
-    HP_MPI_ENABLE_GROUPS HP_MPI_UNWIND_EXCLUDE HP_SAMPLING_FREQUENCY HP_PLUGINS
+bench_workdir short-run
 export HP_RUN_LIBDIR="$CORELIBDIR"
 
 build "$MPICC" -O2 -Wall -Wextra -o mpi-short "$BENCHDIR/mpi-short.c" -lm

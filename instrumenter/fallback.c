@@ -258,6 +258,104 @@ static void show(const struct attempt *a)
     write_all(2, a->err, a->err_len);
 }
 
+/* ---- warnings once -------------------------------------------------------------------
+ *
+ * GCC warns about code, not about source: where its optimizers duplicate a block (jump
+ * threading on the hooks' branches, the plug-in's hook-free copy of short bodies), a
+ * late warning (-Warray-bounds, -Wmaybe-uninitialized, ...) comes once per copy, word
+ * for word, in the same function. An instrumented compilation's stderr is therefore
+ * shown with such repeats left out: a warning block (its "warning:" line, the source
+ * lines and notes below it) that equals one shown earlier since the last context line
+ * ("In function 'f':", "In file included from ...") is dropped. Repeats with another
+ * context, such as GCC's "inlined from 'main'" copies, stay, as in a plain build.
+ */
+
+static bool line_has(const char *line, size_t len, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (size_t i = 0; len >= n && i <= len - n; i++)
+        if (memcmp(line + i, needle, n) == 0)
+            return true;
+    return false;
+}
+
+enum line_kind { LINE_WARNING, LINE_MORE, LINE_CONTEXT };
+
+/* A warning's first line; a line that continues the block above (quoted source, a
+ * note); or anything else, which starts a new context. Colours do not matter: GCC
+ * colours "warning:" and "note:" but keeps the words. */
+static enum line_kind kind_of(const char *line, size_t len)
+{
+    if (len > 0 && line[0] == ' ')
+        return LINE_MORE;
+    if (line_has(line, len, "warning: "))
+        return LINE_WARNING;
+    if (line_has(line, len, "note: "))
+        return LINE_MORE;
+    return LINE_CONTEXT;
+}
+
+/* Whether the block [start, start + len) of text equals a kept block since from. */
+static bool seen_since(const char *text, size_t from, size_t start, size_t len,
+                       const size_t *kept, size_t nkept)
+{
+    for (size_t i = 0; i < nkept; i += 2)
+        if (kept[i] >= from && kept[i + 1] == len && memcmp(text + kept[i], text + start, len) == 0)
+            return true;
+    return false;
+}
+
+/* Writes text to fd with repeated warning blocks left out (see above). Out of memory
+ * for the bookkeeping, the text is written whole. */
+static void write_warnings_once(int fd, const char *text, size_t size)
+{
+    size_t cap = 0, nkept = 0, context = 0, pos = 0;
+    size_t *kept = NULL; /* start and length of each warning block written */
+
+    while (pos < size) {
+        size_t start = pos, end = pos;
+        const char *nl = memchr(text + pos, '\n', size - pos);
+        end = nl != NULL ? (size_t)(nl - text) + 1 : size;
+        enum line_kind kind = kind_of(text + start, end - start);
+        if (kind == LINE_WARNING) {
+            while (end < size) { /* the block: the lines that continue it */
+                nl = memchr(text + end, '\n', size - end);
+                size_t next = nl != NULL ? (size_t)(nl - text) + 1 : size;
+                if (kind_of(text + end, next - end) != LINE_MORE)
+                    break;
+                end = next;
+            }
+            if (seen_since(text, context, start, end - start, kept, nkept)) {
+                pos = end;
+                continue;
+            }
+            if (nkept + 2 > cap) {
+                size_t *bigger = realloc(kept, (cap ? cap * 2 : 32) * sizeof(*kept));
+                if (bigger == NULL) {
+                    write_all(fd, text + start, size - start);
+                    break;
+                }
+                kept = bigger;
+                cap = cap ? cap * 2 : 32;
+            }
+            kept[nkept++] = start;
+            kept[nkept++] = end - start;
+        } else if (kind == LINE_CONTEXT) {
+            context = start;
+        }
+        write_all(fd, text + start, end - start);
+        pos = end;
+    }
+    free(kept);
+}
+
+/* An instrumented attempt's output: stdout as it is, stderr with warnings once. */
+static void show_instrumented(const struct attempt *a)
+{
+    write_all(1, a->out, a->out_len);
+    write_warnings_once(2, a->err, a->err_len);
+}
+
 /* ---- deciding ---------------------------------------------------------------------- */
 
 /* Where the text of a captured stderr holds needle (it is not NUL-terminated). */
@@ -398,7 +496,7 @@ static void print_note(const struct hp_fallback_plan *plan, const char *why,
 static int retry_not_started(const struct hp_fallback_plan *plan, const struct attempt *first,
                              const struct attempt *retry)
 {
-    show(first);
+    show_instrumented(first);
     fprintf(stderr, PROG ": %s: compiling with %s failed, and '%s' could not be run again"
                     " without instrumentation: %s\n",
             plan->files, plan->what, plan->plain[0], strerror(retry->spawn_error));
@@ -420,7 +518,7 @@ static int fall_back(const struct hp_fallback_plan *plan, int in_fd, const struc
             continue;
         ran = true;
         if (run_attempt(plan->lesser[i], plan, in_fd, &a) == 0 && succeeded(&a)) {
-            show(&a);
+            show_instrumented(&a);
             print_note(plan, why, "", "with -finstrument-functions");
             attempt_release(&a);
             free(note);
@@ -468,7 +566,7 @@ int hp__run_with_fallback(const struct hp_fallback_plan *plan)
                 strerror(first.spawn_error));
         status = first.spawn_error == ENOENT ? 127 : 126;
     } else if (succeeded(&first) || retry_pointless(&first)) {
-        show(&first);
+        show_instrumented(&first);
         status = exit_status_of(first.status);
     } else {
         describe_failure(&first, why, sizeof(why));

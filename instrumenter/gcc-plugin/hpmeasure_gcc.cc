@@ -775,14 +775,35 @@ static void call_at_start(const char *hook, tree words)
     cgraph_build_static_cdtor('I', call, DEFAULT_INIT_PRIORITY);
 }
 
-/* At the end of the unit: a constructor that reports the unit's counts to the run time
- * (the profile's note on what was instrumented). Nothing when the unit had no functions,
- * so that objects without code do not need the run time. */
+/*
+ * When the unit's report is made. A constructor made at the end of the unit
+ * (PLUGIN_FINISH_UNIT) is compiled at once, but with -flto the unit's code was streamed
+ * out for the link before that, and the constructor was lost: the program ran with the
+ * plug-in's hooks while its profile said "without the GCC plug-in". So with -flto the
+ * report is made by a small IPA pass of ours (report_pass), after every function went
+ * through the lowering passes and before the unit is streamed, as GCC makes its own
+ * coverage constructors there. (From PLUGIN_ALL_IPA_PASSES_START, before the first IPA
+ * pass, GCC 12 crashed in free_lang_data.) The link-time compilation (lto1) reports
+ * nothing: its units were reported when they were compiled.
+ * Returns false when the report is made at the other time, or was made already.
+ */
+static bool report_now(bool before_ipa)
+{
+    static bool reported;
+    bool streams = flag_generate_lto || flag_generate_offload;
+    if (reported || in_lto_p || before_ipa != streams || seen_error())
+        return false;
+    reported = true;
+    return true;
+}
+
+/* A constructor that reports the unit's counts to the run time (the profile's note on
+ * what was instrumented). Nothing when the unit had no functions, so that objects
+ * without code do not need the run time. user_data is non-NULL from report_pass. */
 static void report_unit(void *gcc_data, void *user_data)
 {
     (void)gcc_data;
-    (void)user_data;
-    if (unit_functions_seen == 0 || seen_error())
+    if (unit_functions_seen == 0 || !report_now(user_data != NULL))
         return;
     tree values[HP_UNIT_WORDS] = {};
     for (unsigned i = 0; i < HP_UNIT_WORDS; i++)
@@ -796,8 +817,7 @@ static void report_unit(void *gcc_data, void *user_data)
 static void report_fallback(void *gcc_data, void *user_data)
 {
     (void)gcc_data;
-    (void)user_data;
-    if (seen_error())
+    if (!report_now(user_data != NULL))
         return;
     char *file = absolute_path(main_input_filename);
     tree values[HP_FALLBACK_WORDS] = {};
@@ -811,6 +831,30 @@ static void report_fallback(void *gcc_data, void *user_data)
     call_at_start("__hp_plugin_fallback",
                   static_words("__hp_fallback", values, HP_FALLBACK_WORDS));
 }
+
+static const pass_data report_pass_data = {
+    SIMPLE_IPA_PASS,  /* type */
+    "hpmeasure_report", /* name */
+    OPTGROUP_NONE,    /* optinfo_flags */
+    TV_NONE,          /* tv_id */
+    0, 0, 0, 0, 0     /* required, provided, destroyed, todo start, todo finish */
+};
+
+class report_pass : public simple_ipa_opt_pass {
+  public:
+    report_pass(gcc::context *ctx, plugin_callback_func report)
+        : simple_ipa_opt_pass(report_pass_data, ctx), report(report) {}
+    bool gate(function *) final override { return flag_generate_lto || flag_generate_offload; }
+    unsigned int execute(function *) final override
+    {
+        static int before_ipa;
+        report(NULL, &before_ipa);
+        return 0;
+    }
+
+  private:
+    plugin_callback_func report;
+};
 
 /* test-fail: an internal compiler error or an ordinary error, as a fault of ours
  * would give, so that the tests can show hp-instrument's fallback. */
@@ -927,6 +971,7 @@ int plugin_init(struct plugin_name_args *info, struct plugin_gcc_version *versio
         return 1;
     register_callback(info->base_name, PLUGIN_INFO, NULL, &hp_plugin_info);
     if (fallback_failed != NULL) {
+        add_pass(info, new report_pass(g, report_fallback), "targetclone");
         register_callback(info->base_name, PLUGIN_FINISH_UNIT, report_fallback, NULL);
         register_callback(info->base_name, PLUGIN_FINISH, release_options, NULL);
         return 0;
@@ -936,6 +981,7 @@ int plugin_init(struct plugin_name_args *info, struct plugin_gcc_version *versio
     add_pass(info, new instrument_pass(g), "omplower");
     if (!hooks_decided_by_command_line())
         add_pass(info, new save_pass(g), "optimized");
+    add_pass(info, new report_pass(g, report_unit), "targetclone");
     register_callback(info->base_name, PLUGIN_FINISH_UNIT, report_unit, NULL);
     if (test_failure != NULL)
         register_callback(info->base_name, PLUGIN_FINISH_UNIT, fail_on_purpose, NULL);

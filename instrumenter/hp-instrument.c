@@ -591,9 +591,11 @@ static void added_words_release(struct added_words *w)
     free(w->rpath_flag);
 }
 
-/* Chooses the instrumentation flags (probing the compiler) unless --nocompiler. */
+/* Chooses the instrumentation flags (probing the compiler) unless --nocompiler. The
+ * choice is said once per command that compiles a source (a link of objects alone
+ * instruments nothing). */
 static int choose_hooks(struct added_words *w, const struct invocation *inv,
-                        const char *libdir)
+                        const char *libdir, bool compiles)
 {
     struct hp_instrument_request req = {
         .compiler = inv->compiler,
@@ -601,6 +603,7 @@ static int choose_hooks(struct added_words *w, const struct invocation *inv,
         .filter_file = inv->filter_file,
         .inline_functions = (inv->flags & OPT_INLINE) != 0,
         .no_plugin = (inv->flags & OPT_NO_PLUGIN) != 0,
+        .quiet = !compiles || (inv->flags & OPT_NO_PLUGIN) != 0,
     };
     if (inv->flags & OPT_NOCOMPILER)
         return HP_FLAGS_OK;
@@ -609,7 +612,7 @@ static int choose_hooks(struct added_words *w, const struct invocation *inv,
 
 /* Returns an enum hp_flags_result; bad input has been reported. */
 static int added_words_init(struct added_words *w, const struct invocation *inv,
-                            enum build_mode mode)
+                            enum build_mode mode, bool compiles)
 {
     char *incdir = NULL, *libdir = NULL;
     int ret = HP_FLAGS_NO_MEMORY;
@@ -627,7 +630,7 @@ static int added_words_init(struct added_words *w, const struct invocation *inv,
     if (mode == MODE_LINK && ((w->libdir_flag = hp_concat("-L", libdir)) == NULL ||
                               (w->rpath_flag = hp_concat("-Wl,-rpath,", libdir)) == NULL))
         goto out;
-    ret = choose_hooks(w, inv, libdir);
+    ret = choose_hooks(w, inv, libdir, compiles);
 out:
     free(incdir);
     free(libdir);
@@ -653,7 +656,7 @@ out:
 static char **build_command(const struct invocation *inv, enum build_mode mode,
                             bool probe, const struct added_words *w, const char *const *hooks)
 {
-    enum { MAX_ADDED = 14 + HP_MAX_INSTRUMENT_WORDS };
+    enum { MAX_ADDED = 15 + HP_MAX_INSTRUMENT_WORDS };
     char **cmd = calloc((size_t)inv->nargs + MAX_ADDED + 1, sizeof(*cmd));
     size_t n = 0;
 
@@ -691,7 +694,11 @@ static char **build_command(const struct invocation *inv, enum build_mode mode,
         if (probe) /* the marker that turns measurement off: no experiment directory */
             cmd[n++] = "-Wl,--undefined=hp_configure_probe,"
                        "--export-dynamic-symbol=hp_configure_probe";
-        if ((inv->flags & OPT_NOCOMPILER) || probe)
+        bool clang_marker = w->hooks.clang_after_inlining && hooks[0] != NULL;
+        if (clang_marker) /* the marker that names clang's hooks in the profile's note */
+            cmd[n++] = "-Wl,--undefined=hp_clang_after_inlining_build,"
+                       "--export-dynamic-symbol=hp_clang_after_inlining_build";
+        if ((inv->flags & OPT_NOCOMPILER) || probe || clang_marker)
             cmd[n++] = "-lhpmeasure_nocompiler";
         if (!mpi_first) {
             cmd[n++] = "-Wl,--push-state,--no-as-needed";
@@ -877,7 +884,7 @@ static int run_invocation(const struct invocation *inv)
     summarize_args(inv->nargs, inv->args, &s);
     if (!(inv->flags & OPT_PLAIN))
         mode = detect_mode(&s);
-    switch (added_words_init(&words, inv, mode)) {
+    switch (added_words_init(&words, inv, mode, s.compiles)) {
     case HP_FLAGS_OK:
         break;
     case HP_FLAGS_BAD_INPUT:

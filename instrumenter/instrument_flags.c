@@ -7,8 +7,8 @@
  * user's own inline functions before they are inlined, which is what made C++ programs
  * many times slower), and hp-instrument says once why. clang gets
  * -finstrument-functions-after-inlining, which only instruments functions that remain
- * calls. The compiler is asked what it is (compiler_probe.c) since `mpicc` or `cc` may
- * be either. With the plug-in, the flags of the fallback for a compilation that fails
+ * calls, and hp-instrument says that once too. The compiler is asked what it is
+ * (compiler_probe.c) since `mpicc` or `cc` may be either. With the plug-in, the flags of the fallback for a compilation that fails
  * with it (fallback.c) are chosen here too.
  */
 #if !defined(_GNU_SOURCE) && !defined(_XOPEN_SOURCE)
@@ -103,10 +103,10 @@ static int check_filter_file(const char *file, char **abs)
 }
 
 /*
- * Finds the plug-in: HP_INSTRUMENT_PLUGIN if set (empty means none, like --no-plugin;
- * a path that cannot be read is an error), else <libdir>/hpmeasure/hpmeasure_gcc.so if
- * it exists. *path gets a malloc'd path, or NULL with the reason in why ("" when the
- * user turned the plug-in off, so there is nothing to say).
+ * Finds the plug-in: HP_INSTRUMENT_PLUGIN if set (empty means none, as --no-plugin, but
+ * said at compile time; a path that cannot be read is an error), else
+ * <libdir>/hpmeasure/hpmeasure_gcc.so if it exists. *path gets a malloc'd path, or NULL
+ * with the reason in why ("" after --no-plugin, so there is nothing to say).
  */
 static int find_plugin(const struct hp_instrument_request *req, char **path, char *why)
 {
@@ -115,8 +115,12 @@ static int find_plugin(const struct hp_instrument_request *req, char **path, cha
 
     *path = NULL;
     why[0] = '\0';
-    if (req->no_plugin || (env != NULL && env[0] == '\0'))
+    if (req->no_plugin)
         return HP_FLAGS_OK;
+    if (env != NULL && env[0] == '\0') {
+        snprintf(why, REASON_SIZE, "HP_INSTRUMENT_PLUGIN is set and empty");
+        return HP_FLAGS_OK;
+    }
     if (env != NULL) {
         file = realpath(env, NULL);
         if (file == NULL || access(file, R_OK) != 0) {
@@ -170,7 +174,14 @@ static void clang_flags(struct hp_instrument_flags *f, const struct hp_instrumen
 {
     /* Hooks before inlining instrument every inline function: only on request. */
     f->what = req->inline_functions ? GCC_HOOKS : CLANG_HOOKS;
+    f->clang_after_inlining = !req->inline_functions;
     add_word(f, f->what);
+    if (!req->quiet)
+        fprintf(stderr, PROG ": '%s' is clang, which the GCC plug-in cannot instrument;"
+                        " instrumenting with %s: %s (--no-plugin silences this)\n",
+                req->compiler, f->what,
+                req->inline_functions ? "every function, inline ones too (--instrument-inline)"
+                                      : "the functions that remain calls after inlining");
     if (req->filter_file != NULL)
         warn_filter_unused(req->filter_file);
 }
@@ -220,7 +231,7 @@ static void fallback_flags(struct hp_instrument_flags *f, const struct hp_instru
     f->what = GCC_HOOKS;
     add_word(f, GCC_HOOKS);
     add_word(f, GCC_EXCLUDE_SYSTEM);
-    if (why[0] != '\0')
+    if (why[0] != '\0' && !req->quiet)
         fprintf(stderr, PROG ": not using the GCC plug-in: %s; instrumenting with"
                         " -finstrument-functions, which also instruments inline functions and"
                         " can slow C++ programs down many times (--no-plugin silences this)\n",
@@ -285,7 +296,7 @@ int hp__instrument_flags_init(struct hp_instrument_flags *f,
     else if (probe == HP_PROBE_OK && id.family == HP_COMPILER_OTHER)
         snprintf(why, sizeof(why), "'%s' is neither GCC nor clang", req->compiler);
     if (id.family == HP_COMPILER_CLANG) {
-        if (why[0] != '\0')
+        if (why[0] != '\0' && !req->quiet)
             fprintf(stderr, PROG ": %s; taking it for clang by its name\n", why);
         clang_flags(f, req);
         ret = HP_FLAGS_OK;

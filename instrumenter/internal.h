@@ -43,6 +43,8 @@ struct hp_instrument_request {
     const char *filter_file; /* --instrument-filter=FILE, or NULL */
     bool inline_functions;   /* --instrument-inline */
     bool no_plugin;          /* --no-plugin */
+    bool quiet;              /* say nothing about the choice: the command compiles no
+                                source, or --no-plugin said the user knows */
 };
 
 enum { HP_MAX_INSTRUMENT_WORDS = 4 };
@@ -63,6 +65,9 @@ struct hp_instrument_flags {
      * (0 for the others): which diagnostics options the compiler takes. */
     enum hp_compiler_family family;
     int gcc_major;
+    /* clang's after-inlining hooks were chosen: a program link adds the marker that
+     * names them in the profile's note (instrumenter/clang_marker.c). */
+    bool clang_after_inlining;
 };
 
 extern const char hp__note_placeholder[];
@@ -74,8 +79,9 @@ enum hp_flags_result {
 };
 
 /* Chooses the plug-in, the fallback (-finstrument-functions with system headers
- * excluded) or clang's after-inlining hooks, probing the compiler once. Says on stderr
- * why the plug-in is not used for a GCC, unless the user turned it off. Returns an enum
+ * excluded) or clang's after-inlining hooks, probing the compiler once. Unless
+ * req->quiet, says on stderr in one line which hooks were chosen instead of the plug-in,
+ * and why. Returns an enum
  * hp_flags_result; f needs hp__instrument_flags_release() in every case. */
 int hp__instrument_flags_init(struct hp_instrument_flags *f,
                               const struct hp_instrument_request *req);

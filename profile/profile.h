@@ -131,7 +131,15 @@ typedef struct hp_profile_instrumentation {
     uint64_t probe_ps;           /* calibrated enter/exit cost in picoseconds (largest) */
     uint64_t probe_visits;       /* visits of compiler-instrumented regions (sum) */
     uint64_t measured_ns;        /* time of every location's root (sum) */
+    uint64_t hooks;              /* enum hp_profile_hooks: the hooks without the plug-in */
 } hp_profile_instrumentation;
+
+/* Which function hooks a program without the plug-in has (the last word of the note;
+ * profiles written before it had none, which reads as HP_HOOKS_GCC). */
+enum hp_profile_hooks {
+    HP_HOOKS_GCC = 0,                /* -finstrument-functions: every function */
+    HP_HOOKS_CLANG_AFTER_INLINING = 1 /* clang's -finstrument-functions-after-inlining */
+};
 
 /* Cube anchor attributes that carry the instrumentation note: the fields above as decimal
  * numbers in order, and the mangled names of demoted regions, separated by spaces. */

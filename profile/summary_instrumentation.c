@@ -93,6 +93,9 @@ void hp_summary_write_instrumentation(FILE *out, const hp_profile *p)
                 " by the compile-time filter\n",
                 in->instrumented, in->units, in->units == 1 ? "" : "s", in->skipped_inline,
                 in->skipped_artificial, in->skipped_system, in->filtered);
+    else if (in->hooks == HP_HOOKS_CLANG_AFTER_INLINING)
+        fprintf(out, "  compiler hooks of clang (-finstrument-functions-after-inlining): the "
+                     "functions of the instrumented sources that remain calls after inlining\n");
     else
         fprintf(out, "  compiler hooks without the GCC plug-in (-finstrument-functions): every "
                      "function of the instrumented sources\n");

@@ -887,6 +887,8 @@ static void read_instrumentation(const reader *r, hp_profile *p)
     for (size_t i = 0; i < n; i++) {
         char *end;
         unsigned long long v = strtoull(s, &end, 10);
+        if (end == s && i == n - 1 && *s == '\0')
+            break; /* written before the note named the hooks: HP_HOOKS_GCC */
         if (end == s) {
             memset(&p->instrumentation, 0, sizeof(p->instrumentation));
             return;

@@ -601,6 +601,10 @@ static const char *fallback_note(void)
     return note;
 }
 
+/* Linked in by hp-instrument when clang's after-inlining hooks were used
+ * (instrumenter/clang_marker.c). */
+extern const int hp_clang_after_inlining_build __attribute__((weak));
+
 /* What the compiler instrumented, the probe cost, and the visits it was paid for. */
 static void add_instrumentation(hp_profile_data *d, double ticks_per_second)
 {
@@ -617,6 +621,8 @@ static void add_instrumentation(hp_profile_data *d, double ticks_per_second)
         .filtered = units[HP_INSTR_FILTERED],
         .budget_percent = hp_cfg.overhead_budget,
         .probe_ps = (uint64_t)((double)hp_overhead_probe_ticks() * 1e12 / ticks_per_second),
+        .hooks = &hp_clang_after_inlining_build != NULL ? HP_HOOKS_CLANG_AFTER_INLINING
+                                                         : HP_HOOKS_GCC,
     };
     double measured = 0;
     for (size_t c = 0; c < p->ncnodes; c++) {

@@ -131,8 +131,9 @@ static void say(const char *s) { puts(s); }
 int main(void) { say(MSG); return 0; }
 EOF
 hp-instrument --verbose gcc -c '-DMSG="it'\''s  a $HOME `b`"' quote.c -o quote.o 2>verbose.err
-check_eq "--verbose: the real command, one line on stderr" \
-    "gcc $HOOKS -c '-DMSG=\"it'\\''s  a \$HOME \`b\`\"' quote.c -o quote.o -I$HP_INSTRUMENT_INCLUDEDIR -DHP_USER_ENABLE" \
+check_eq "--verbose: the real command, one line on stderr (after the line on the empty HP_INSTRUMENT_PLUGIN)" \
+    "hp-instrument: not using the GCC plug-in: HP_INSTRUMENT_PLUGIN is set and empty; instrumenting with -finstrument-functions, which also instruments inline functions and can slow C++ programs down many times (--no-plugin silences this)
+gcc $HOOKS -c '-DMSG=\"it'\\''s  a \$HOME \`b\`\"' quote.c -o quote.o -I$HP_INSTRUMENT_INCLUDEDIR -DHP_USER_ENABLE" \
     "$(cat verbose.err)"
 check "-c object references the enter hook" sh -c 'nm -u quote.o | grep -qw __cyg_profile_func_enter'
 check "link: program built and linked to libhpmeasure" sh -c \

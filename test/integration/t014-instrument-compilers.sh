@@ -15,6 +15,7 @@ unset HP_INSTRUMENT_PLUGIN HP_WRAPPER HP_WRAPPER_ARGS
 INC="-I/hp/include -DHP_USER_ENABLE"
 FALLBACK="-g -finstrument-functions -finstrument-functions-exclude-file-list=/usr/include,/usr/lib/gcc"
 NOTICE_TAIL="; instrumenting with -finstrument-functions, which also instruments inline functions and can slow C++ programs down many times (--no-plugin silences this)"
+CLANG_NOTE="hp-instrument: 'clang++' is clang, which the GCC plug-in cannot instrument; instrumenting with -finstrument-functions-after-inlining: the functions that remain calls after inlining (--no-plugin silences this)"
 # The GCC version the plug-in is built for, as configure found it.
 PLUGIN_GCC=$(sed -n 's/^HP_PLUGIN_GCC_VERSION = //p' "$HP_BUILDDIR/Makefile")
 GCC_VERSION=$(gcc -dumpfullversion)
@@ -58,8 +59,8 @@ check_eq "link step: plug-in flags and the core" \
 check_eq "no plug-in installed: fallback flags, one line on stderr naming where it looked" \
     "g++ $FALLBACK -c a.cc $INC|hp-instrument: not using the GCC plug-in: no plug-in at /hp/lib/hpmeasure/hpmeasure_gcc.so (not built or not installed)$NOTICE_TAIL" \
     "$(dry hp-instrument --dry-run g++ -c a.cc)|$(cat dry.err)"
-check_eq "--no-plugin and HP_INSTRUMENT_PLUGIN= : fallback, silently" \
-    "gcc $FALLBACK -c a.c $INC||gcc $FALLBACK -c a.c $INC|" \
+check_eq "--no-plugin: fallback, silently; HP_INSTRUMENT_PLUGIN= : fallback, one line says why" \
+    "gcc $FALLBACK -c a.c $INC||gcc $FALLBACK -c a.c $INC|hp-instrument: not using the GCC plug-in: HP_INSTRUMENT_PLUGIN is set and empty$NOTICE_TAIL" \
     "$(dry HP_INSTRUMENT_PLUGIN="$P" hp-instrument --dry-run --no-plugin gcc -c a.c)|$(cat dry.err)|$(dry HP_INSTRUMENT_PLUGIN= hp-instrument --dry-run gcc -c a.c)|$(cat dry.err)"
 check_eq "--instrument-filter without the plug-in: a warning naming the run-time filter" \
     "gcc $FALLBACK -c a.c $INC|hp-instrument: warning: --instrument-filter=app.filt needs the GCC plug-in: not applied at compile time (filter at run time with HP_FILTERING_FILE=app.filt)" \
@@ -98,15 +99,15 @@ check_eq "one probe per compile-and-link" "-E -dM -x c /dev/null" "$(cat probe.l
 
 # ---- clang ---------------------------------------------------------------------------------
 if command -v clang >/dev/null && command -v clang++ >/dev/null; then
-    check_eq "clang, clang++: -finstrument-functions-after-inlining, plug-in or not" \
-        "clang -g -finstrument-functions-after-inlining -c a.c $INC|clang++ -g -finstrument-functions-after-inlining -c a.cc $INC|" \
+    check_eq "clang, clang++: -finstrument-functions-after-inlining, plug-in or not, and one line says so" \
+        "clang -g -finstrument-functions-after-inlining -c a.c $INC|clang++ -g -finstrument-functions-after-inlining -c a.cc $INC|$CLANG_NOTE" \
         "$(dry HP_INSTRUMENT_PLUGIN="$P" hp-instrument --dry-run clang -c a.c)|$(dry hp-instrument --dry-run clang++ -c a.cc)|$(cat dry.err)"
     check_eq "clang --instrument-inline: hooks before inlining" \
         "clang -g -finstrument-functions -c a.c $INC" \
         "$(dry hp-instrument --dry-run --instrument-inline clang -c a.c)"
-    check_eq "clang --instrument-filter: the warning" \
+    check_eq "clang --instrument-filter: the warning (--no-plugin: without the line on clang)" \
         "hp-instrument: warning: --instrument-filter=app.filt needs the GCC plug-in: not applied at compile time (filter at run time with HP_FILTERING_FILE=app.filt)" \
-        "$(dry hp-instrument --dry-run --instrument-filter=app.filt clang -c a.c >/dev/null; cat dry.err)"
+        "$(dry hp-instrument --dry-run --no-plugin --instrument-filter=app.filt clang -c a.c >/dev/null; cat dry.err)"
 else
     for i in 1 2 3; do ok "# SKIP clang or clang++ not installed"; done
 fi
@@ -153,7 +154,8 @@ else
 fi
 printf 'int f(void);\nint main(void) { return f(); }\n' >sys.c
 HP_INSTRUMENT_PLUGIN= hp-instrument gcc -c sys.c -o sys.o 2>sys.err
-check_eq "gcc fallback real compile: no message with HP_INSTRUMENT_PLUGIN=, object has hooks" \
-    "|yes" "$(cat sys.err)|$(nm -u sys.o | grep -qw __cyg_profile_func_enter && echo yes)"
+check_eq "gcc fallback real compile: HP_INSTRUMENT_PLUGIN= said once, object has hooks" \
+    "hp-instrument: not using the GCC plug-in: HP_INSTRUMENT_PLUGIN is set and empty$NOTICE_TAIL|yes" \
+    "$(cat sys.err)|$(nm -u sys.o | grep -qw __cyg_profile_func_enter && echo yes)"
 
 finish

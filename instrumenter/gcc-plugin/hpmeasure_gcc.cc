@@ -62,6 +62,7 @@
 #include "fold-const.h"
 #include "attribs.h"
 #include "diagnostic-core.h"
+#include "langhooks.h"
 
 #include <cxxabi.h>
 #include <limits.h>
@@ -73,6 +74,7 @@
 
 extern "C" {
 #include "measurement/core/filter.h"
+#include "util/fortran_names.h"
 }
 
 int plugin_is_GPL_compatible;
@@ -108,10 +110,19 @@ static const char *symbol_name(tree fndecl)
     return name[0] == '*' ? name + 1 : name;
 }
 
-/* The displayed name, as the run time's symbolization shows it (c++filt's form for C++
- * names); the caller frees it. */
-static char *display_name(const char *mangled)
+/* The displayed name, as the run time's symbolization shows it: c++filt's form for C++
+ * names; for Fortran, "module::procedure" for a module procedure (symbol
+ * "__module_MOD_procedure") and the PROGRAM's own name for the main program, which
+ * gfortran calls "MAIN__" but keeps the name in the declaration. The caller frees it. */
+static char *display_name(tree fndecl, const char *mangled)
 {
+    if (lang_GNU_Fortran()) {
+        char module_name[512];
+        if (hp_fortran_module_name(mangled, module_name, sizeof module_name) > 0)
+            return xstrdup(module_name);
+        if (strcmp(mangled, HP_FORTRAN_MAIN_SYMBOL) == 0 && DECL_NAME(fndecl) != NULL_TREE)
+            return xstrdup(IDENTIFIER_POINTER(DECL_NAME(fndecl)));
+    }
     if (strncmp(mangled, "_Z", 2) == 0) {
         int status = -1;
         char *demangled = abi::__cxa_demangle(mangled, NULL, NULL, &status);
@@ -507,7 +518,7 @@ static void instrument_function(function *fun)
     if (gimple_body(fndecl) == NULL || never_instrumented(fndecl))
         return;
     const char *mangled = symbol_name(fndecl);
-    char *name = display_name(mangled);
+    char *name = display_name(fndecl, mangled);
     char *file = absolute_file(fndecl);
     enum hp_unit_word why = select_function(fndecl, file, name, mangled);
     unit_functions_seen++;

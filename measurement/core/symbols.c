@@ -5,10 +5,14 @@
  * loaded after init is found. A lookup takes the name and start from the ELF symbol
  * table, the definition's file and line from DWARF when there is any, and demangles C++
  * names through the process' own __cxa_demangle, found at run time so that this library
- * never links libstdc++. Every returned string is copied into an interning pool owned
+ * never links libstdc++. Fortran names are shown as Fortran users read them: a module
+ * procedure as "module::procedure", the main program under its PROGRAM name (DWARF's
+ * name of MAIN__). Every returned string is copied into an interning pool owned
  * here, because libdwfl frees its module data when a module disappears on re-report.
  */
 #include "symbols.h"
+
+#include "util/fortran_names.h"
 
 #include <dlfcn.h>
 #include <dwarf.h>
@@ -292,8 +296,6 @@ static const char *intern_source_path(Dwarf_Die *cu, const char *file)
     return interned;
 }
 
-/* Fills file and line from DWARF; leaves "" and -1 when there is no usable DWARF.
- * Returns -1 only when memory ran out. */
 /*
  * True when mod's debug information is a distribution's separate debug file (under
  * /usr/lib/debug, as libc6-dbg installs it). Its source paths name the distribution's
@@ -310,13 +312,21 @@ static bool distribution_debug_file(Dwfl_Module *mod)
     return debugfile != NULL && strncmp(debugfile, "/usr/lib/debug/", 15) == 0;
 }
 
-static int lookup_definition(Dwfl_Module *mod, uintptr_t addr, const char **file, int *line)
+/* Fills file and line from DWARF; leaves "" and -1 when there is no usable DWARF. A
+ * Fortran main program (symbol MAIN__) gets its PROGRAM name from DWARF in *name.
+ * Returns -1 only when memory ran out. */
+static int lookup_definition(Dwfl_Module *mod, uintptr_t addr, const char **file, int *line,
+                             const char **name)
 {
     *file = "";
     *line = -1;
     Dwarf_Die cu, fn;
     if (distribution_debug_file(mod) || !find_subprogram(mod, addr, &cu, &fn))
         return 0;
+    const char *program = strcmp(*name, HP_FORTRAN_MAIN_SYMBOL) == 0 ? dwarf_diename(&fn) : NULL;
+    if (program != NULL && program[0] != '\0' &&
+        (*name = pool_intern(&S.strings, program)) == NULL)
+        return -1;
     /* Both follow DW_AT_specification/abstract_origin, so an out-of-class C++ member
      * definition without its own decl_file still gets the declaration's. */
     int decl_line;
@@ -413,9 +423,13 @@ static char *demangle(const char *mangled)
     return demangled;
 }
 
-/* Interns the displayed name: the demangled form of mangled, else mangled itself. */
+/* Interns the displayed name: the demangled form of mangled (C++, or a Fortran module
+ * procedure's "module::procedure"), else mangled itself. */
 static const char *intern_display_name(const char *mangled)
 {
+    char module_name[512];
+    if (hp_fortran_module_name(mangled, module_name, sizeof(module_name)) > 0)
+        return pool_intern(&S.strings, module_name);
     char *demangled = demangle(mangled);
     if (demangled == NULL)
         return pool_intern(&S.strings, mangled);
@@ -484,7 +498,7 @@ int hp_symbols_lookup(uintptr_t addr, hp_symbol *out)
     s.module = pool_intern(&S.strings, module_path(mod));
     if (s.mangled == NULL || s.name == NULL || s.module == NULL)
         return -1;
-    if (lookup_definition(mod, addr, &s.file, &s.line) != 0)
+    if (lookup_definition(mod, addr, &s.file, &s.line, &s.name) != 0)
         return -1;
     *out = s;
     return 0;

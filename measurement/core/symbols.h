@@ -28,10 +28,12 @@
 
 typedef struct hp_symbol {
     const char *name;    /* displayed name: the demangled C++ name with its full signature
-                            as c++filt prints it ("ns::Foo<int>::bar(double) const"), else
-                            the symbol name (C, Fortran: "__mymod_MOD_compute", "MAIN__") */
+                            as c++filt prints it ("ns::Foo<int>::bar(double) const"); a
+                            Fortran module procedure as "mymod::compute" (symbol
+                            "__mymod_MOD_compute"), the main program by its PROGRAM name
+                            (symbol "MAIN__", name from DWARF); else the symbol name */
     const char *mangled; /* symbol name as in the ELF symbol table (same string as name when
-                            it is not a mangled C++ name) */
+                            it is not a mangled C++ or Fortran name) */
     const char *file;    /* source file of the function's definition (DWARF decl_file of its
                             subprogram DIE, absolute or joined with the comp dir), "" when
                             unknown */

@@ -82,7 +82,7 @@ check "build regions.F90 with hp-instrument gfortran" \
     hp-instrument gfortran -O1 -o regions_f "$PROGRAMS/user/regions.F90"
 HP_EXPERIMENT_DIRECTORY=fortran ./regions_f >/dev/null 2>&1
 check_eq "Fortran: exact visits of regions and parameters" \
-    "regions_f/main/MAIN__/solve 1|regions_f/main/MAIN__/solve/iteration 4|regions_f/main/MAIN__/solve/iteration/step=0 2|regions_f/main/MAIN__/solve/iteration/step=1 2" \
+    "regions_f/main/regions/solve 1|regions_f/main/regions/solve/iteration 4|regions_f/main/regions/solve/iteration/step=0 2|regions_f/main/regions/solve/iteration/step=1 2" \
     "$(visits fortran/profile.cubex | grep solve | paste -sd'|')"
 
 check "compile the module hp_user.f90 with plain gfortran" \
@@ -91,6 +91,6 @@ check "build module.f90 with hp-instrument gfortran" \
     hp-instrument gfortran -O1 -Wall -o regions_mod "$PROGRAMS/user/module.f90" hp_user.o
 HP_EXPERIMENT_DIRECTORY=module ./regions_mod >/dev/null 2>&1
 check_eq "Fortran module: a phase, a loop region and string parameters, exact visits" \
-    "regions_mod/main/MAIN__/solve 1|regions_mod/main/MAIN__/solve/iteration 3|regions_mod/main/MAIN__/solve/iteration/kind=even 1|regions_mod/main/MAIN__/solve/iteration/kind=odd 2" \
+    "regions_mod/main/module_regions/solve 1|regions_mod/main/module_regions/solve/iteration 3|regions_mod/main/module_regions/solve/iteration/kind=even 1|regions_mod/main/module_regions/solve/iteration/kind=odd 2" \
     "$(visits module/profile.cubex | grep solve | paste -sd'|')"
 finish

@@ -25,6 +25,7 @@
 #define HP_ADAPTERS_MPI_MPI_ADAPTER_H
 
 #include <mpi.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -157,5 +158,6 @@ void hp_mpi_before_abort(int errorcode); /* before PMPI_Abort: leave this rank's
 void hp_mpi_resolve_next(void); /* generated: each wrapper's next definition, once */
 void hp__mpi_explain_bypass(int rank); /* why MPI_Init did not reach us, if we can tell */
 void hp__mpi_report_shadowed(int rank); /* MPI functions another object defines first */
+bool hp__mpi_explain_finalize_bypass(int rank); /* at exit: MPI finalized without us? */
 
 #endif

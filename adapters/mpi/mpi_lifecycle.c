@@ -53,6 +53,7 @@ static int probe_rank_and_explain(void)
 __attribute__((constructor)) static void register_probe(void)
 {
     hp_runtime_set_mpi_probe(probe_rank_and_explain);
+    hp_runtime_set_mpi_end_explainer(hp__mpi_explain_finalize_bypass);
 }
 
 /* Every rank takes part in the collectives below, measuring or not (measurement can be

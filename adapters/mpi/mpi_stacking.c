@@ -7,14 +7,17 @@
  * A tool whose MPI_* come first calls PMPI_* itself and we never see those calls: rank 0
  * says so, naming the object, after MPI_Init for the functions it shadows
  * (hp__mpi_report_shadowed) or at exit when it shadowed MPI_Init itself
- * (hp__mpi_explain_bypass).
+ * (hp__mpi_explain_bypass); at exit each rank whose MPI_Finalize it shadowed says so,
+ * instead of claiming the program never called it (hp__mpi_explain_finalize_bypass).
  */
 #include <dlfcn.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "adapters/mpi/mpi_adapter.h"
 #include "adapters/mpi/mpi_functions.h"
+#include "util/log.h"
 
 enum { NAMES_SHOWN = 4 };
 
@@ -73,6 +76,30 @@ void hp__mpi_report_shadowed(int rank)
 __attribute__((constructor)) static void find_next_definitions(void)
 {
     hp_mpi_resolve_next();
+}
+
+/* A rank whose MPI_Init reached us and whose MPI_Finalize did not may still have called
+ * MPI_Finalize: another object's definition came first (a tool compiled into the
+ * program that wraps MPI_Finalize but not MPI_Init), or the program called
+ * PMPI_Finalize. Only a rank whose MPI is still running ended without it. */
+bool hp__mpi_explain_finalize_bypass(int rank)
+{
+    int finalized = 0;
+    if (PMPI_Finalized(&finalized) != MPI_SUCCESS || !finalized)
+        return false;
+    Dl_info ours, first;
+    const char *who = NULL;
+    if (dladdr((void *)hp__mpi_explain_finalize_bypass, &ours) != 0 &&
+        shadowed("MPI_Finalize", &ours, &first))
+        who = object_name(&first);
+    if (who != NULL)
+        hp_warn("rank %d called MPI_Finalize, but %s defines it before hpmeasure, so the "
+                "call reached MPI without us; writing this rank's own profile-rank%d.cubex "
+                "(see doc/mpi.md, \"Other PMPI tools\")", rank, who, rank);
+    else
+        hp_warn("rank %d finalized MPI without our MPI_Finalize wrapper (PMPI_Finalize "
+                "called directly?); writing this rank's own profile-rank%d.cubex", rank, rank);
+    return true;
 }
 
 void hp__mpi_explain_bypass(int rank)

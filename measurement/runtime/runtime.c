@@ -47,6 +47,7 @@ static bool run_program; /* see take_run_program */
 static hp_filter *filter;
 static bool mpi_required;
 static int (*mpi_probe)(void);
+static bool (*mpi_end_explainer)(int rank);
 
 /* secure_getenv: in a set-user-ID or set-group-ID program nothing is read (see
  * secure_mode below; this is the second line of defence). */
@@ -396,8 +397,9 @@ void hp_runtime_finalize(void)
         return;
     if (hp_runtime_mpi_active()) {
         int rank = hp_runtime_rank();
-        hp_warn("rank %d ended without MPI_Finalize; writing its own "
-                "profile-rank%d.cubex", rank, rank);
+        if (mpi_end_explainer == NULL || !mpi_end_explainer(rank))
+            hp_warn("rank %d ended without MPI_Finalize; writing its own "
+                    "profile-rank%d.cubex", rank, rank);
         hp_experiment_write_rank(rank);
         return;
     }
@@ -415,6 +417,11 @@ void hp_runtime_finalize(void)
 void hp_runtime_set_mpi_probe(int (*probe)(void))
 {
     mpi_probe = probe;
+}
+
+void hp_runtime_set_mpi_end_explainer(bool (*explain)(int rank))
+{
+    mpi_end_explainer = explain;
 }
 
 void hp_runtime_require_mpi(void)

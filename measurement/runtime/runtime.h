@@ -46,4 +46,9 @@ void hp_runtime_require_mpi(void);
  * (even if our MPI_Init wrapper never ran, e.g. under another PMPI tool), else -1. */
 void hp_runtime_set_mpi_probe(int (*probe)(void));
 
+/* Set by the MPI adapter: asked at exit when MPI_Init reached us and MPI_Finalize did
+ * not. Returns true after it explained that MPI was finalized all the same (another
+ * object's MPI_Finalize came first), false when MPI is still running. */
+void hp_runtime_set_mpi_end_explainer(bool (*explain)(int rank));
+
 #endif

@@ -168,7 +168,7 @@ check_eq "plug-in and -finstrument-functions fail: compiled without instrumentat
 HP_EXPERIMENT_DIRECTORY=exp-plain check "... and the program runs as built" ./prog-plain
 if real_clang=$(command -v clang); then
     PATH="$PWD/fake:$PATH" REAL_CC=$real_clang FAIL_ON=-finstrument-functions-after-inlining \
-        hp-instrument clang -O2 -c part.c -o part-clang.o 2>clang.err
+        hp-instrument --no-plugin clang -O2 -c part.c -o part-clang.o 2>clang.err
     status=$?
     check_eq "clang's hooks fail: compiled without instrumentation, one note" \
         "0|hp-instrument: part.c: compiling with -finstrument-functions-after-inlining failed (error: refusing -finstrument-functions-after-inlining, exit status 1); compiled without instrumentation instead (HP_INSTRUMENT_STRICT=1 makes this an error)" \

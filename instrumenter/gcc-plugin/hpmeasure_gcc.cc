@@ -24,6 +24,9 @@
  * code: see "keeping switched-off functions free of register saves" and "a hook-free
  * copy of short bodies" below.
  *
+ * Fortran procedures get the names their users read (util/fortran_names.h): the main
+ * program its PROGRAM name, module procedures "module::procedure".
+ *
  * When a compilation fails with the plug-in, hp-instrument compiles it again with
  * -finstrument-functions and the plug-in in its note-only mode (`fallback=TEXT`): no
  * passes, only a constructor that tells the run time that the unit fell back and why,

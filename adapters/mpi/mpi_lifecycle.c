@@ -15,6 +15,7 @@
 #include "adapters/mpi/mpi_plugins.h"
 #include "adapters/mpi/mpi_trace.h"
 #include "adapters/mpi/mpi_transport.h"
+#include "adapters/mpi/mpi_waitstates.h"
 #include "measurement/core/config.h"
 #include "measurement/finalize/experiment.h"
 #include "measurement/finalize/finalize.h"
@@ -72,6 +73,7 @@ void hp_mpi_after_init(void)
         PMPI_Bcast(&job, sizeof(job), MPI_BYTE, 0, hp__mpi_transport_comm());
     if (world_rank != 0)
         hp_experiment_join_job(&job);
+    hp_ws_on = t != NULL && hp_cfg.wait_states; /* same on every rank */
     if (t != NULL && hp_cfg.enable_tracing) /* same on every rank */
         hp_mpi_trace_sync_clocks();
     if (measuring) {

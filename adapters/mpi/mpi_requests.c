@@ -15,6 +15,7 @@
 
 #include "mpi_bytes.h"
 #include "mpi_requests.h"
+#include "mpi_waitstates.h"
 
 enum {
     HP_MPI_REQ_SLOTS = 1 << 14, /* power of two */
@@ -224,6 +225,8 @@ static void complete_once(hp_mpi_frame *f, const req_slot *e, const MPI_Status *
         hp_mpi_bytes_recv(f, status);
     if (e->trace_id == 0)
         return;
+    if (hp_ws_on && e->kind == KIND_RECV)
+        hp__mpi_ws_recv_done(f, e->trace_comm, status);
     if (e->kind == KIND_COLL)
         hp_mpi_trace_collective_completion(f, e->trace_id, e->trace_comm, e->op, e->root,
                                            e->sent, e->received);

@@ -5,6 +5,7 @@
  * mpi_lifecycle.c when it opens the transport, so this file knows nothing of traces.
  */
 #include "mpi_transport.h"
+#include "mpi_waitstates.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -46,7 +47,7 @@ static char *receive_bytes(const hp_transport *t, int peer, uint64_t *length)
     return data;
 }
 
-static hp_transport mpi = { 0, 1, send_bytes, receive_bytes, NULL };
+static hp_transport mpi = { 0, 1, send_bytes, receive_bytes, NULL, NULL };
 
 const hp_transport *hp__mpi_transport_open(int rank, int size,
                                           hp_transport_trace_fn *write_trace)
@@ -58,6 +59,7 @@ const hp_transport *hp__mpi_transport_open(int rank, int size,
     mpi.rank = rank;
     mpi.size = size;
     mpi.write_trace = write_trace;
+    mpi.wait_states = hp__mpi_ws_replay;
     return &mpi;
 }
 

@@ -73,7 +73,12 @@ void hp_mpi_after_init(void)
         PMPI_Bcast(&job, sizeof(job), MPI_BYTE, 0, hp__mpi_transport_comm());
     if (world_rank != 0)
         hp_experiment_join_job(&job);
-    hp_ws_on = t != NULL && hp_cfg.wait_states; /* same on every rank */
+    /* Wait states need every rank (the records' replay and the registry of communicators
+     * are collective): on only when all ranks have them on. */
+    int ws = t != NULL && hp_cfg.wait_states, all_ws = 0;
+    if (t != NULL)
+        PMPI_Allreduce(&ws, &all_ws, 1, MPI_INT, MPI_MIN, hp__mpi_transport_comm());
+    hp_ws_on = all_ws != 0;
     if (t != NULL && hp_cfg.enable_tracing) /* same on every rank */
         hp_mpi_trace_sync_clocks();
     if (measuring) {

@@ -9,7 +9,7 @@
 #   rank       10^6 MPI_Comm_rank calls per rank, on vs off: a call that communicates
 #              nothing must not pay anything (ratio ~1)
 #   finalize   MPI_Finalize on rank 0 with 2 and 8 ranks (8 oversubscribed on these
-#              2 cores), mpi-finalize.c with 2000 iterations, on vs off: the replay
+#              2 cores), mpi-finalize.c with 200 iterations, on vs off: the replay
 #   bytes      bytes kept per message end (the record size, read from summary.txt's
 #              coverage line, target <= 32) and the records the ping-pong kept
 # Each variant runs REPS times and the minimum counts (the machine is shared).
@@ -29,7 +29,7 @@ bench_args "$@"
 MPICC=${MPICC:-mpicc}
 ROUNDTRIPS=100000
 RANK_CALLS=1000000
-FIN_ITERATIONS=2000
+FIN_ITERATIONS=200
 TIME_LIMIT=180
 
 SRCDIR=$(dirname "$BENCHDIR")

@@ -76,7 +76,7 @@ void hp__mpi_ws_send(const hp_mpi_frame *f, int dest, int tag, MPI_Comm comm, in
                                                                                    : HP_WS_SEND;
     r.peer = dest;
     r.tag = tag;
-    r.exit = hp_timer_now();
+    hp_ws_set_exit(&r, hp_timer_now());
     hp_ws_append(&r);
 }
 
@@ -89,11 +89,13 @@ void hp__mpi_ws_recv(const hp_mpi_frame *f, const MPI_Status *status, MPI_Comm c
     r.kind = HP_WS_RECV;
     r.peer = status->MPI_SOURCE;
     r.tag = status->MPI_TAG;
-    r.exit = hp_timer_now();
+    r.seq = hp_ws_next_seq();
+    hp_ws_set_exit(&r, hp_timer_now());
     hp_ws_append(&r);
 }
 
-void hp__mpi_ws_recv_done(const hp_mpi_frame *f, uint32_t comm, const MPI_Status *status)
+void hp__mpi_ws_recv_done(const hp_mpi_frame *f, uint32_t comm, uint32_t seq,
+                          const MPI_Status *status)
 {
     hp_ws_record r;
     int cancelled = 0;
@@ -104,10 +106,12 @@ void hp__mpi_ws_recv_done(const hp_mpi_frame *f, uint32_t comm, const MPI_Status
     if (cancelled)
         return;
     r.comm = (uint16_t)comm;
+    r.seq = seq;
+    r.flags = HP_WS_POSTED_EARLIER;
     r.kind = HP_WS_RECV;
     r.peer = status->MPI_SOURCE;
     r.tag = status->MPI_TAG;
-    r.exit = hp_timer_now();
+    hp_ws_set_exit(&r, hp_timer_now());
     hp_ws_append(&r);
 }
 
@@ -144,7 +148,7 @@ void hp__mpi_ws_coll(const hp_mpi_frame *f, int root, MPI_Comm comm)
     r.kind = HP_WS_COLL;
     r.peer = root;
     r.tag = cls;
-    r.exit = hp_timer_now();
+    hp_ws_set_exit(&r, hp_timer_now());
     hp_ws_append(&r);
 }
 
@@ -402,7 +406,7 @@ static sent_msg *pack_sends(const replay *rp, int *counts)
             continue;
         uint64_t key = 0;
         world_rank_of(rp, r->comm, r->peer, &key);
-        out[at[dest[i]]++] = (sent_msg){ seconds(rp, r->enter), seconds(rp, r->exit), key,
+        out[at[dest[i]]++] = (sent_msg){ seconds(rp, r->enter), seconds(rp, hp_ws_exit(r)), key,
                                          r->tag, (uint32_t)i, r->kind != HP_WS_ISEND, 0 };
     }
     if (out == NULL || at == NULL) {
@@ -413,6 +417,23 @@ static sent_msg *pack_sends(const replay *rp, int *counts)
     free(at);
     free(dest);
     return out;
+}
+
+/* Receives in the order they were posted (then kept), which is the order MPI matched
+ * them in: a non-blocking receive completed after a later one still took the earlier
+ * message. */
+static int by_post(const void *a, const void *b)
+{
+    const hp_ws_record *x = hp_ws_at(*(const size_t *)a), *y = hp_ws_at(*(const size_t *)b);
+    if (x->seq != y->seq)
+        return x->seq < y->seq ? -1 : 1;
+    return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+static int by_record(const void *a, const void *b)
+{
+    size_t x = ((const matched *)a)->record, y = ((const matched *)b)->record;
+    return x < y ? -1 : x > y;
 }
 
 /* Matches this rank's receives to the incoming messages, charges Late Sender, and
@@ -426,17 +447,22 @@ static recv_reply *match_receives(const replay *rp, const sent_msg *in, const in
         total_in += (size_t)in_counts[s];
     matched *mt = malloc((n + 1) * sizeof(matched));
     size_t *reply_of = malloc((total_in + 1) * sizeof(size_t)); /* message -> receive */
+    size_t *order = malloc((n + 1) * sizeof(size_t));
     recv_reply *replies = NULL;
-    size_t nm = 0;
-    if (mt == NULL || reply_of == NULL || index_messages(&x, in, in_counts, rp->size) < 0)
+    size_t nm = 0, nr = 0;
+    if (mt == NULL || reply_of == NULL || order == NULL ||
+        index_messages(&x, in, in_counts, rp->size) < 0)
         goto out;
     for (size_t m = 0; m < total_in; m++)
         reply_of[m] = SIZE_MAX;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++)
+        if (hp_ws_at(i)->kind == HP_WS_RECV)
+            order[nr++] = i;
+    qsort(order, nr, sizeof(size_t), by_post);
+    for (size_t k = 0; k < nr; k++) {
+        size_t i = order[k];
         const hp_ws_record *r = hp_ws_at(i);
         uint64_t key;
-        if (r->kind != HP_WS_RECV)
-            continue;
         st->receives++;
         int src = world_rank_of(rp, r->comm, r->peer, &key);
         if (src < 0)
@@ -446,17 +472,19 @@ static recv_reply *match_receives(const replay *rp, const sent_msg *in, const in
         if (m < 0)
             continue; /* its send was not kept */
         x.head[slot] = x.next[m];
-        double enter = seconds(rp, r->enter), exit = seconds(rp, r->exit);
+        double enter = seconds(rp, r->enter), exit = seconds(rp, hp_ws_exit(r));
         double late = clamp(in[m].enter - enter, exit - enter);
         hp_ws_charge(r, HP_WSM_LATE_SENDER, late);
         mt[nm++] = (matched){ i, src, in[m].enter, late };
         reply_of[m] = i;
         st->matched++;
     }
+    qsort(mt, nm, sizeof(matched), by_record); /* "received later": in completion order */
     charge_wrong_order(rp, mt, nm);
     replies = malloc((total_in + 1) * sizeof(recv_reply));
     for (size_t m = 0, k = 0; replies != NULL && m < total_in; m++) {
-        if (reply_of[m] == SIZE_MAX || !in[m].blocking)
+        if (reply_of[m] == SIZE_MAX || !in[m].blocking ||
+            (hp_ws_at(reply_of[m])->flags & HP_WS_POSTED_EARLIER))
             continue;
         int s = source_of(in_counts, rp->size, m);
         reply_counts[s]++;
@@ -467,6 +495,7 @@ static recv_reply *match_receives(const replay *rp, const sent_msg *in, const in
         memset(reply_counts, 0, (size_t)rp->size * sizeof(int));
 out:
     release_index(&x);
+    free(order);
     free(mt);
     free(reply_of);
     return replies;
@@ -495,7 +524,7 @@ static void replay_p2p(const replay *rp, p2p_stats *st)
         if (back[k].index >= hp_ws_count())
             continue;
         const hp_ws_record *r = hp_ws_at(back[k].index);
-        double enter = seconds(rp, r->enter), exit = seconds(rp, r->exit);
+        double enter = seconds(rp, r->enter), exit = seconds(rp, hp_ws_exit(r));
         hp_ws_charge(r, HP_WSM_LATE_RECEIVER, clamp(back[k].enter - enter, exit - enter));
     }
     free(counts);
@@ -516,7 +545,7 @@ static void replay_p2p(const replay *rp, p2p_stats *st)
 static void charge_collective(const replay *rp, const hp_ws_record *r, const double *red,
                               double scan_max, int csize)
 {
-    double enter = seconds(rp, r->enter), exit = seconds(rp, r->exit), dur = exit - enter;
+    double enter = seconds(rp, r->enter), exit = seconds(rp, hp_ws_exit(r)), dur = exit - enter;
     double last_enter = red[0], first_exit = -red[1];
     double first_other = -red[2], root_enter = red[3];
     double wait;
@@ -575,7 +604,7 @@ static void replay_comm(const replay *rp, MPI_Comm c, uint32_t local, int crank,
         bool has_root = r->tag == HP_WS_1TON || r->tag == HP_WS_NTO1;
         bool root = has_root && r->peer == crank;
         v[4 * k] = enter;
-        v[4 * k + 1] = -seconds(rp, r->exit);
+        v[4 * k + 1] = -seconds(rp, hp_ws_exit(r));
         v[4 * k + 2] = has_root && !root ? -enter : -HUGE_VAL;
         v[4 * k + 3] = root ? enter : -HUGE_VAL;
         any_scan |= r->tag == HP_WS_SCAN; /* the same instance is a scan on every rank */

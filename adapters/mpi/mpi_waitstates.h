@@ -18,8 +18,10 @@
 void hp__mpi_ws_send(const hp_mpi_frame *f, int dest, int tag, MPI_Comm comm, int nonblocking);
 /* A blocking receive of f's call, with its status. */
 void hp__mpi_ws_recv(const hp_mpi_frame *f, const MPI_Status *status, MPI_Comm comm);
-/* A non-blocking receive on local communicator comm completed inside f's call. */
-void hp__mpi_ws_recv_done(const hp_mpi_frame *f, uint32_t comm, const MPI_Status *status);
+/* A non-blocking receive on local communicator comm, posted as number seq
+ * (hp_ws_next_seq), completed inside f's call. */
+void hp__mpi_ws_recv_done(const hp_mpi_frame *f, uint32_t comm, uint32_t seq,
+                          const MPI_Status *status);
 /* A blocking collective of f's call (root -1 for none). */
 void hp__mpi_ws_coll(const hp_mpi_frame *f, int root, MPI_Comm comm);
 

@@ -79,6 +79,12 @@ bool hp_ws_append(const hp_ws_record *r)
     return true;
 }
 
+uint32_t hp_ws_next_seq(void)
+{
+    static _Atomic uint32_t last;
+    return atomic_fetch_add_explicit(&last, 1, memory_order_relaxed) + 1;
+}
+
 size_t hp_ws_count(void)
 {
     size_t n = atomic_load(&next_index);

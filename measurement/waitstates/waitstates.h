@@ -44,16 +44,44 @@ enum hp_ws_coll_class {
 
 /* One kept call: 32 bytes (checked below), the figure doc/wait-states.md quotes. */
 typedef struct hp_ws_record {
-    uint64_t enter, exit; /* timer ticks of the call */
+    uint64_t enter;       /* timer ticks of the call's start */
+    uint32_t span;        /* its length in units of HP_WS_SPAN_UNIT ticks (hp_ws_exit) */
+    uint32_t seq;         /* receives: the order they were posted in (hp_ws_next_seq at
+                             MPI_Irecv or the blocking receive), which is the order MPI
+                             matches them in; 0 otherwise */
     uint32_t node;        /* call path: hp_memory_index of its hp_cct_node */
     int32_t peer;         /* rank in comm: destination, source; root of a collective or -1 */
     int32_t tag;          /* message tag; the class of a collective */
     uint16_t comm;        /* local communicator id (adapters/mpi/mpi_comms.h) */
     uint8_t kind;         /* hp_ws_kind */
-    uint8_t flags;        /* unused, 0 */
+    uint8_t flags;        /* HP_WS_POSTED_EARLIER or 0 */
 } hp_ws_record;
 
+/* A receive completed in an MPI_Wait or MPI_Test call: it was posted before the call's
+ * enter (at MPI_Irecv, whose time is not kept), so it gives its sender no Late Receiver. */
+enum { HP_WS_POSTED_EARLIER = 1u << 0 };
+
 _Static_assert(sizeof(hp_ws_record) == 32, "a wait-state record is 32 bytes");
+
+/* A call's length is kept in units of 256 ticks (about 0.1 us with the TSC, 0.26 us with
+ * the monotonic clock), rounded up, so that 32 bits reach 18 minutes (TSC at 3.5 GHz);
+ * longer calls are kept as that long. */
+#define HP_WS_SPAN_UNIT 256u
+
+static inline void hp_ws_set_exit(hp_ws_record *r, uint64_t exit)
+{
+    uint64_t units = exit > r->enter ? (exit - r->enter + HP_WS_SPAN_UNIT - 1) / HP_WS_SPAN_UNIT
+                                     : 0;
+    r->span = units < UINT32_MAX ? (uint32_t)units : UINT32_MAX;
+}
+
+static inline uint64_t hp_ws_exit(const hp_ws_record *r)
+{
+    return r->enter + (uint64_t)r->span * HP_WS_SPAN_UNIT;
+}
+
+/* The next number of the process-wide order in which receives are posted (never 0). */
+uint32_t hp_ws_next_seq(void);
 
 /* True when records are kept (HP_WAIT_STATES and an MPI job); set by the MPI adapter. */
 extern bool hp_ws_on;

@@ -4,6 +4,11 @@
 #  - Late Sender: rank 1 sends 10 times 50 ms after rank 0 entered MPI_Recv: 0.5 s on
 #    rank 0's receive path, 0 on every other rank there;
 #  - the same with MPI_Irecv + MPI_Wait: charged to MPI_Wait, nothing to MPI_Irecv;
+#  - two MPI_Irecv of the same envelope waited for in the opposite order: MPI matched them
+#    in the order they were posted, so the Wait called first waits 10 x 50 ms for the
+#    second message (matched in completion order it would be ~0), while the first one
+#    is there: Messages in Wrong Order; its sender gets no Late Receiver (a receive
+#    posted by MPI_Irecv was posted before its MPI_Wait was entered);
 #  - wrong order: rank 0 waits 10 x 50 ms for the message sent second while the first
 #    one is there: all of that Late Sender is "Messages in Wrong Order", from the same
 #    source;
@@ -18,7 +23,7 @@
 # are left out of the "0 elsewhere" sums.
 . "$HP_SRCDIR/test/integration/lib.sh"
 . "$PROGRAMS/mpi/mpi-lib.sh"
-plan 17
+plan 19
 
 check "build waitstates.c with hp-instrument mpicc" \
     hp-instrument mpicc -O1 -o waitstates "$MPIPROGS/waitstates.c"
@@ -34,6 +39,11 @@ check_eq "no Late Sender on that path on ranks 1-3" "0 0 0" \
 in_range "MPI_Irecv + MPI_Wait: the Late Sender is charged to MPI_Wait" \
     "$(ws_value dump.txt $S/irecv_wait/MPI_Wait 0 mpi_latesender)" 0.49 4
 check_eq "nothing to MPI_Irecv" 0.000000000 "$(ws_value dump.txt $S/irecv_wait/MPI_Irecv 0 mpi_latesender)"
+ls_order=$(ws_value dump.txt $S/irecv_order/MPI_Wait 0 mpi_latesender)
+in_range "two MPI_Irecv waited for in the opposite order: matched in the order posted" \
+    "$ls_order" 0.49 4
+check_eq "... and it is wrong order: the first message was there all along" "$ls_order" \
+    "$(ws_value dump.txt $S/irecv_order/MPI_Wait 0 mpi_lswo_same)"
 ls_wo=$(ws_value dump.txt $S/wrong_order/MPI_Recv 0 mpi_latesender)
 in_range "wrong order: Late Sender of the message received first" "$ls_wo" 0.49 4
 check_eq "all of it is Messages in Wrong Order" "$ls_wo" \
@@ -43,13 +53,13 @@ check_eq "... from the same source" "$ls_wo" \
 check_eq "... none from a different source" 0.000000000 \
     "$(ws_value dump.txt $S/wrong_order/MPI_Recv 0 mpi_lswo_different)"
 check_eq "no wrong order anywhere else" "0.000000000" \
-    "$(ws_sum dump.txt mpi_latesender_wo "^$S/wrong_order/MPI_Recv\$")"
+    "$(ws_sum dump.txt mpi_latesender_wo "^$S/(wrong_order/MPI_Recv|irecv_order/MPI_Wait)\$")"
 in_range "Late Receiver on rank 1's MPI_Ssend: 10 x 30 ms" \
     "$(ws_value dump.txt $S/late_receiver/MPI_Ssend 1 mpi_latereceiver)" 0.294 3
 check_eq "no Late Receiver on any other path or rank" "0.000000000" \
     "$(ws_sum dump.txt mpi_latereceiver "^$S/late_receiver/MPI_Ssend\$")"
 check_eq "no Late Sender outside the three receive paths and the handshakes" "0.000000000" \
-    "$(ws_sum dump.txt mpi_latesender "(/ready/MPI_Recv|$S/(late_sender|wrong_order)/MPI_Recv|$S/irecv_wait/MPI_Wait)\$")"
+    "$(ws_sum dump.txt mpi_latesender "(/ready/MPI_Recv|$S/(late_sender|wrong_order)/MPI_Recv|$S/irecv_(wait|order)/MPI_Wait)\$")"
 check "summary.txt: the table with the Late Sender and Late Receiver rows" sh -c '
     grep -q "^Waiting time by cause" exp/summary.txt &&
     grep -Eq "^Late Sender +[0-9.]+ +[0-9.]+%  main/p2p_scenario/" exp/summary.txt &&

@@ -13,7 +13,9 @@ TEST(record_keeps_a_prefix_when_full)
     /* 256K budget: the records get half of it, 4 pages of 1024 records. */
     ASSERT_INT_EQ(hp_memory_init(256 * 1024), 0);
     for (uint64_t i = 0; i < 5000; i++) {
-        hp_ws_record r = { .enter = i, .exit = i + 1, .kind = HP_WS_SEND };
+        hp_ws_record r = { .enter = i, .kind = HP_WS_SEND };
+        hp_ws_set_exit(&r, i + 300); /* rounded up to whole units of 256 ticks */
+        ASSERT_UINT_EQ(hp_ws_exit(&r), i + 512);
         ASSERT_INT_EQ(hp_ws_append(&r), i < 4096);
     }
     ASSERT_UINT_EQ(hp_ws_count(), 4096);

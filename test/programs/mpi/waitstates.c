@@ -4,6 +4,8 @@
  *
  *   p2p:   late_sender   rank 1 sends 10 times 50 ms after rank 0 entered MPI_Recv
  *          irecv_wait    the same with MPI_Irecv + MPI_Wait on rank 0
+ *          irecv_order   two MPI_Irecv of the same envelope on rank 0, waited for in
+ *                        the opposite order; the second message comes 50 ms later
  *          wrong_order   rank 1 sends tag 1, then 50 ms later tag 2; rank 0 receives tag
  *                        2 first (waiting 50 ms), then tag 1
  *          late_receiver rank 1 MPI_Ssends 10 times; rank 0 enters MPI_Recv 30 ms later
@@ -88,6 +90,31 @@ __attribute__((noinline)) static void irecv_wait(void)
             ready(&zero, 1, MPI_COMM_WORLD);
             nap_ms(50);
             MPI_Send(&buf, 1, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD);
+        }
+    }
+}
+
+/* Two MPI_Irecv with the same envelope, completed in the opposite order: MPI gives the
+ * first message to the first receive, so the MPI_Wait of the second one (called first)
+ * waits for the second message, sent 50 ms later. */
+__attribute__((noinline)) static void irecv_order(void)
+{
+    int zero = 0;
+    double a = 0, b = 0;
+    for (int i = 0; i < REPS; i++) {
+        if (rank == 0) {
+            MPI_Request first, second;
+            MPI_Irecv(&a, 1, MPI_DOUBLE, 1, 5, MPI_COMM_WORLD, &first);
+            MPI_Irecv(&b, 1, MPI_DOUBLE, 1, 5, MPI_COMM_WORLD, &second);
+            MPI_Request r = tell(1, MPI_COMM_WORLD);
+            MPI_Wait(&second, MPI_STATUS_IGNORE);
+            MPI_Wait(&first, MPI_STATUS_IGNORE);
+            MPI_Wait(&r, MPI_STATUS_IGNORE);
+        } else if (rank == 1) {
+            ready(&zero, 1, MPI_COMM_WORLD);
+            MPI_Send(&a, 1, MPI_DOUBLE, 0, 5, MPI_COMM_WORLD);
+            nap_ms(50);
+            MPI_Send(&b, 1, MPI_DOUBLE, 0, 5, MPI_COMM_WORLD);
         }
     }
 }
@@ -264,6 +291,7 @@ int main(int argc, char **argv)
     if (strcmp(what, "p2p") == 0) {
         p2p_scenario(late_sender, REPS * 50);
         p2p_scenario(irecv_wait, REPS * 50);
+        p2p_scenario(irecv_order, REPS * 50);
         p2p_scenario(wrong_order, REPS * 50);
         p2p_scenario(late_receiver, REPS * 30);
     } else if (strcmp(what, "coll") == 0) {

@@ -65,7 +65,7 @@ void hp_mpi_after_init(void)
     PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
     const hp_transport *t = hp__mpi_transport_open(world_rank, world_size,
-                                                    hp_mpi_trace_write);
+                                                    hp_mpi_trace_write, hp__mpi_ws_replay);
     static hp_experiment_job job; /* 4 KB: not on the program's stack */
     if (world_rank == 0 && measuring && hp_cfg.enable_profiling)
         hp_experiment_plan_job(&job);

@@ -1,11 +1,11 @@
 /*
  * The core's transport (measurement/finalize/transport.h) over MPI: point-to-point
  * byte transfers of any size on a private duplicate of MPI_COMM_WORLD. The trace step
- * (mpi_trace.c, whose OTF2 collectives need that communicator) is plugged in by
- * mpi_lifecycle.c when it opens the transport, so this file knows nothing of traces.
+ * (mpi_trace.c, whose OTF2 collectives need that communicator) and the wait-state replay
+ * (mpi_waitstates.c) are plugged in by mpi_lifecycle.c when it opens the transport, so
+ * this file knows nothing of traces or wait states.
  */
 #include "mpi_transport.h"
-#include "mpi_waitstates.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -50,7 +50,8 @@ static char *receive_bytes(const hp_transport *t, int peer, uint64_t *length)
 static hp_transport mpi = { 0, 1, send_bytes, receive_bytes, NULL, NULL };
 
 const hp_transport *hp__mpi_transport_open(int rank, int size,
-                                          hp_transport_trace_fn *write_trace)
+                                          hp_transport_trace_fn *write_trace,
+                                          hp_transport_step_fn *wait_states)
 {
     if (PMPI_Comm_dup(MPI_COMM_WORLD, &unify_comm) != MPI_SUCCESS) {
         unify_comm = MPI_COMM_NULL;
@@ -59,7 +60,7 @@ const hp_transport *hp__mpi_transport_open(int rank, int size,
     mpi.rank = rank;
     mpi.size = size;
     mpi.write_trace = write_trace;
-    mpi.wait_states = hp__mpi_ws_replay;
+    mpi.wait_states = wait_states;
     return &mpi;
 }
 

@@ -2,11 +2,13 @@
 # Where the wait states show (doc/wait-states.md): Cube metrics nested as in Scalasca's
 # metric tree with Scalasca's unique and display names, values that a Cube browser can
 # take as metric-inclusive (a parent holds at least its children), the hp-report table in
-# text and CSV, the Cube tools when installed, and the same results with tracing on.
+# text and CSV, the HTML report's per-rank bar of computation / communication / waiting
+# (rendered by headless Chromium when installed), the Cube tools when installed, and the
+# same results with tracing on.
 # test/programs/mpi/waitstates.c "coll" gives collective patterns on 4 real MPICH ranks.
 . "$HP_SRCDIR/test/integration/lib.sh"
 . "$PROGRAMS/mpi/mpi-lib.sh"
-plan 10
+plan 12
 
 check "build waitstates.c with hp-instrument mpicc" \
     hp-instrument mpicc -O1 -o waitstates "$MPIPROGS/waitstates.c"
@@ -73,6 +75,17 @@ check "hp-report --format csv has its rows keyed by Scalasca's names" sh -c \
     'hp-report exp --format csv | grep -Eq "^Wait at N x N,mpi_wait_nxn,[0-9.]+,[0-9.]+,main/nxn/one_late/allreduce/MPI_Allreduce \(rank [012]: "'
 check "the coverage note is in the profile (hp-report reads it back)" sh -c \
     'hp-report exp | grep -q "^coverage: 100.0% of [0-9]* communicating MPI calls kept"'
+check "hp-report html writes the page" hp-report html exp -o page.html
+if command -v chromium >/dev/null 2>&1; then
+    profile_dir=$(mktemp -d "$WORK/chrome.XXXXXX")
+    unsanitized timeout -k 10 120 chromium --headless --no-sandbox --disable-gpu --no-first-run \
+        --user-data-dir="$profile_dir" --dump-dom "file://$WORK/page.html" >page.dom 2>chrome.err
+    check "the per-rank bar shows the waiting of each of the 4 ranks" sh -c '
+        test "$(grep -o "[0-9.]*% MPI, [0-9.]*% waiting" page.dom | wc -l)" -eq 4 &&
+        test "$(grep -Eo "<title>MPI waiting [0-9.]+ [mu]?s</title>" page.dom | wc -l)" -eq 4'
+else
+    skip "the per-rank bar shows the waiting of each of the 4 ranks" "chromium not installed"
+fi
 if command -v cube_dump >/dev/null 2>&1; then
     check "cube_dump reads the wait-state metric" sh -c \
         'cube_dump -m mpi_wait_nxn exp/profile.cubex | grep -q .'

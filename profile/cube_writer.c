@@ -338,6 +338,11 @@ static void anchor_head(strbuf *sb, const hp_profile *p)
                 "<attr key=\"Creator\" value=\"");
     sb_put_xml(sb, or_default(p->creator, "hpmeasure"));
     sb_puts(sb, "\"/>\n");
+    if (p->wait_states != NULL && p->wait_states[0] != '\0') {
+        sb_puts(sb, "<attr key=\"" HP_CUBE_ATTR_WAIT_STATES "\" value=\"");
+        sb_put_xml(sb, p->wait_states);
+        sb_puts(sb, "\"/>\n");
+    }
     if (p->interrupted != NULL && p->interrupted[0] != '\0') {
         sb_puts(sb, "<attr key=\"" HP_CUBE_ATTR_INTERRUPTED "\" value=\"");
         sb_put_xml(sb, p->interrupted);
@@ -359,21 +364,44 @@ static const char *dtype_name(hp_metric_dtype d)
     return "DOUBLE";
 }
 
+/* Whether metric i is a child of metric `parent` (SIZE_MAX: a root, i.e. no parent or
+ * one that is not in the profile). */
+static bool metric_child_of(const hp_profile *p, size_t i, size_t parent)
+{
+    const char *name = p->metrics[i].parent;
+    if (parent != SIZE_MAX)
+        return name != NULL && strcmp(name, p->metrics[parent].uniq_name) == 0;
+    for (size_t k = 0; name != NULL && k < i; k++)
+        if (strcmp(p->metrics[k].uniq_name, name) == 0)
+            return false;
+    return true;
+}
+
+/* Metric i and its children nested inside it (ids stay the array positions). Parents
+ * come first in the array, so the depth is bounded by the metric count. */
+static void anchor_metric(strbuf *sb, const hp_profile *p, size_t i)
+{
+    const hp_profile_metric *m = &p->metrics[i];
+    sb_printf(sb, "<metric id=\"%zu\" type=\"%s\">\n", i,
+              m->kind == HP_METRIC_INCLUSIVE ? "INCLUSIVE" : "EXCLUSIVE");
+    sb_element(sb, "disp_name", or_default(m->disp_name, m->uniq_name));
+    sb_element(sb, "uniq_name", m->uniq_name);
+    sb_element(sb, "dtype", dtype_name(m->dtype));
+    sb_element(sb, "uom", or_default(m->uom, ""));
+    sb_element(sb, "url", "");
+    sb_element(sb, "descr", or_default(m->descr, ""));
+    for (size_t k = i + 1; k < p->nmetrics; k++)
+        if (metric_child_of(p, k, i))
+            anchor_metric(sb, p, k);
+    sb_puts(sb, "</metric>\n");
+}
+
 static void anchor_metrics(strbuf *sb, const hp_profile *p)
 {
     sb_puts(sb, "<metrics>\n");
-    for (size_t i = 0; i < p->nmetrics; i++) {
-        const hp_profile_metric *m = &p->metrics[i];
-        sb_printf(sb, "<metric id=\"%zu\" type=\"%s\">\n", i,
-                  m->kind == HP_METRIC_INCLUSIVE ? "INCLUSIVE" : "EXCLUSIVE");
-        sb_element(sb, "disp_name", or_default(m->disp_name, m->uniq_name));
-        sb_element(sb, "uniq_name", m->uniq_name);
-        sb_element(sb, "dtype", dtype_name(m->dtype));
-        sb_element(sb, "uom", or_default(m->uom, ""));
-        sb_element(sb, "url", "");
-        sb_element(sb, "descr", or_default(m->descr, ""));
-        sb_puts(sb, "</metric>\n");
-    }
+    for (size_t i = 0; i < p->nmetrics; i++)
+        if (metric_child_of(p, i, SIZE_MAX))
+            anchor_metric(sb, p, i);
     sb_puts(sb, "</metrics>\n");
 }
 

@@ -27,6 +27,9 @@
 
 #define HP_PROFILE_NO_PARENT UINT32_MAX
 
+/* The Cube attribute that carries hp_profile.wait_states. */
+#define HP_CUBE_ATTR_WAIT_STATES "hpmeasure::wait_states"
+
 /* The Cube attribute that carries hp_profile.interrupted. */
 #define HP_CUBE_ATTR_INTERRUPTED "hpmeasure::interrupted"
 
@@ -84,6 +87,10 @@ typedef struct hp_profile_metric {
     hp_metric_dtype dtype;
     hp_metric_kind kind;
     const void *values; /* ncnodes * nlocations values of dtype, row-major */
+    /* uniq_name of the parent in the metric tree, NULL for a root; a parent comes
+     * before its children in the metrics array. Cube stores a parent's value including
+     * its children's (the wait states under time > mpi, doc/wait-states.md). */
+    const char *parent;
 } hp_profile_metric;
 
 /* Calls that were counted but not measured (e.g. MPI functions left out by
@@ -181,6 +188,10 @@ typedef struct hp_profile {
      * the GCC plug-in failed on them, one line each: "file: used instead (what failed)"
      * (a last line may say how many more there were). */
     const char *fallback_units;
+
+    /* NULL or ""; else what the wait-state analysis covered (HP_WAIT_STATES), e.g.
+     * "100.0% of 40 communicating MPI calls kept ..." (a Cube attribute). */
+    const char *wait_states;
 } hp_profile;
 
 /* A count held in a double (sums of visits, values read from a file) as a uint64_t,

@@ -104,7 +104,7 @@ static storage *storage_new(hp_profile *p, size_t nregions, size_t ncnodes, size
     *p = (hp_profile){ NULL, NULL, st->regions, nregions, st->cnodes, ncnodes,
                        st->nodes, nnodes, st->processes, nprocesses,
                        st->locations, nlocations, st->metrics, nmetrics,
-                       st->unmeasured, nunmeasured, { 0 }, { 0 }, NULL, NULL };
+                       st->unmeasured, nunmeasured, { 0 }, { 0 }, NULL, NULL, NULL };
     return st;
 }
 
@@ -221,6 +221,7 @@ int hp_profile_serialize(const hp_profile *p, void **buffer, size_t *length)
         put_str(&w, mt->disp_name);
         put_str(&w, mt->uom);
         put_str(&w, mt->descr);
+        put_str(&w, mt->parent != NULL ? mt->parent : "");
         put_u32(&w, (uint32_t)mt->dtype);
         put_u32(&w, (uint32_t)mt->kind);
         put(&w, mt->values, p->ncnodes * p->nlocations * 8);
@@ -369,6 +370,9 @@ int hp_profile_deserialize(const void *buffer, size_t length, hp_owned_profile *
         mt->disp_name = get_str(&r, st);
         mt->uom = get_str(&r, st);
         mt->descr = get_str(&r, st);
+        mt->parent = get_str(&r, st);
+        if (mt->parent != NULL && mt->parent[0] == '\0')
+            mt->parent = NULL;
         mt->dtype = (hp_metric_dtype)get_u32(&r);
         mt->kind = (hp_metric_kind)get_u32(&r);
         const void *v = take(&r, p->ncnodes * p->nlocations * 8);
@@ -512,6 +516,8 @@ static int own_all_strings(storage *st, hp_profile *p)
         OWN(st->metrics[m].disp_name);
         OWN(st->metrics[m].uom);
         OWN(st->metrics[m].descr);
+        if (st->metrics[m].parent != NULL)
+            OWN(st->metrics[m].parent);
     }
 #undef OWN
     return 0;

@@ -889,6 +889,7 @@ int hp_report_tables(const hp_profile *p, const hp_report_options *o, hp_table_l
     report_ctx c = { .p = p, .o = o, .err = err, .errlen = errlen };
     int rc = ctx_init(&c);
     if (rc == 0 && (mpi_section(&c, out) != 0 ||
+                    hp_report_wait_table(p, c.proc_selected, out) != 0 ||
                     hp_report_counter_table(p, c.proc_selected, out) != 0 ||
                     hp_report_derived_table(p, c.proc_selected, out) != 0 ||
                     hp_table_list_add(out, flat_profile(&c)) ||

@@ -68,6 +68,13 @@ int hp_report_counter_table(const hp_profile *p, const bool *proc_selected,
 int hp_report_derived_table(const hp_profile *p, const bool *proc_selected,
                             hp_table_list *out);
 
+/* Appends the table "waiting time by cause" (nothing when the profile has no wait
+ * states, HP_WAIT_STATES): per Scalasca pattern, its seconds over the selected processes
+ * (proc_selected as above), its share of their MPI time and the call paths that waited
+ * most, with the rank that waited most there; the coverage as the note. Returns 0 or -1
+ * (out of memory). */
+int hp_report_wait_table(const hp_profile *p, const bool *proc_selected, hp_table_list *out);
+
 /* Per cnode of p: an MPI call path not below another one. Malloc'd, NULL when out of
  * memory. */
 bool *hp_profile_outermost_mpi(const hp_profile *p);

@@ -279,6 +279,7 @@ static void keep_hp_attribute(parser_state *s, const XML_Char **atts)
     char **slot = strcmp(key, HP_CUBE_ATTR_INSTRUMENTATION) == 0 ? &s->a->hp_instrumentation
                   : strcmp(key, HP_CUBE_ATTR_DEMOTED) == 0      ? &s->a->hp_demoted
                   : strcmp(key, HP_CUBE_ATTR_INTERRUPTED) == 0  ? &s->a->interrupted
+                  : strcmp(key, HP_CUBE_ATTR_WAIT_STATES) == 0  ? &s->a->wait_states
                   : strcmp(key, HP_CUBE_ATTR_FALLBACK) == 0     ? &s->a->hp_fallback
                                                                  : NULL;
     if (slot != NULL && *slot == NULL)
@@ -511,6 +512,7 @@ void hp__cube_anchor_release(cube_anchor *a)
     free(a->hp_instrumentation);
     free(a->hp_demoted);
     free(a->interrupted);
+    free(a->wait_states);
     free(a->hp_fallback);
     memset(a, 0, sizeof(*a));
 }

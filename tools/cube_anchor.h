@@ -69,6 +69,7 @@ typedef struct cube_def_location { /* location, or legacy <thread> */
 typedef struct cube_anchor {
     char *version;
     char *interrupted; /* value of the HP_CUBE_ATTR_INTERRUPTED attribute, or NULL */
+    char *wait_states; /* value of the HP_CUBE_ATTR_WAIT_STATES attribute, or NULL */
     char *hp_fallback; /* value of the HP_CUBE_ATTR_FALLBACK attribute, or NULL */
     cube_def_metric *metrics;
     size_t nmetrics;

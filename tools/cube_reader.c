@@ -814,6 +814,7 @@ static int build_metrics(reader *r)
         st->metric_info[n] = (hp_cube_metric_info){ d->id, NULL, false };
         if (d->parent != CUBE_NONE)
             st->metric_info[n].parent_name = or_default(a->metrics[d->parent].uniq_name, "");
+        m->parent = st->metric_info[n].parent_name;
         if (load_metric(r, d, m, &st->metric_info[n], &st->values[n]) != 0)
             return -1;
         m->values = st->values[n++];
@@ -870,6 +871,7 @@ static void fill_profile(const reader *r, hp_profile *p)
         .metrics = st->metrics,
         .nmetrics = st->nmetrics,
         .interrupted = a->interrupted,
+        .wait_states = a->wait_states,
         .fallback_units = a->hp_fallback,
     };
 }

@@ -10,6 +10,7 @@
  * static pool, or from the measurement budget when they do not fit.
  */
 #include "mpi_comms.h"
+#include "measurement/waitstates/waitstates.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -226,7 +227,7 @@ static bool agree_inter(MPI_Comm c, comm_entry *e)
 void hp_mpi_bytes_comm_new(hp_mpi_frame *f, MPI_Comm parent, const MPI_Comm *newcomm)
 {
     (void)f;
-    if (!hp_cfg.enable_tracing || newcomm == NULL || *newcomm == MPI_COMM_NULL)
+    if (!hp_mpi_comms_registering() || newcomm == NULL || *newcomm == MPI_COMM_NULL)
         return;
     MPI_Comm c = *newcomm;
     uint32_t i = __atomic_fetch_add(&nentries, 1, __ATOMIC_RELAXED);
@@ -245,7 +246,7 @@ void hp_mpi_bytes_comm_new(hp_mpi_frame *f, MPI_Comm parent, const MPI_Comm *new
 void hp_mpi_bytes_comm_name(hp_mpi_frame *f, MPI_Comm comm, const char *name)
 {
     (void)f;
-    comm_entry *e = hp_cfg.enable_tracing && name != NULL ? entry_of(comm) : NULL;
+    comm_entry *e = hp_mpi_comms_registering() && name != NULL ? entry_of(comm) : NULL;
     if (e == NULL)
         return; /* WORLD and SELF keep their standard names */
     size_t n = strnlen(name, NAME_SIZE - 1);
@@ -256,9 +257,40 @@ void hp_mpi_bytes_comm_name(hp_mpi_frame *f, MPI_Comm comm, const char *name)
 void hp_mpi_bytes_comm_free(hp_mpi_frame *f, const MPI_Comm *comm)
 {
     (void)f;
-    handle_slot *s = hp_cfg.enable_tracing && comm != NULL ? find_handle(*comm) : NULL;
+    handle_slot *s = hp_mpi_comms_registering() && comm != NULL ? find_handle(*comm) : NULL;
     if (s != NULL)
         __atomic_store_n(&s->handle, HANDLE_TOMB, __ATOMIC_RELEASE);
+}
+
+int hp_mpi_comms_registering(void)
+{
+    return hp_cfg.enable_tracing || hp_ws_on;
+}
+
+uint32_t hp_mpi_comm_end(void)
+{
+    uint32_t n = __atomic_load_n(&nentries, __ATOMIC_ACQUIRE);
+    return HP_MPI_COMM_FIRST_ID + (n < MAX_COMMS ? n : MAX_COMMS);
+}
+
+int hp_mpi_comm_info(uint32_t local_id, uint64_t *key, const int32_t **members,
+                     uint32_t *nmembers)
+{
+    if (local_id == HP_MPI_COMM_WORLD_ID || local_id == HP_MPI_COMM_SELF_ID) {
+        *key = local_id == HP_MPI_COMM_WORLD_ID ? KEY_WORLD : KEY_SELF;
+        *members = NULL;
+        *nmembers = 0;
+        return 0;
+    }
+    if (local_id < HP_MPI_COMM_FIRST_ID || local_id >= hp_mpi_comm_end())
+        return -1;
+    const comm_entry *e = &entries[local_id - HP_MPI_COMM_FIRST_ID];
+    if (!__atomic_load_n(&e->ready, __ATOMIC_ACQUIRE) || e->inter)
+        return -1;
+    *key = e->key;
+    *members = e->members;
+    *nmembers = e->nmembers;
+    return 0;
 }
 
 uint64_t hp_mpi_comms_lost(void)

@@ -55,6 +55,18 @@ int hp_mpi_comms_unify(MPI_Comm comm, int rank, hp_trace_comm **defs, uint32_t *
                        uint32_t **map, uint32_t *nmap);
 void hp_mpi_comms_free_defs(hp_trace_comm *defs, uint32_t ndefs);
 
+/* For the wait-state replay (mpi_waitstates.c): the registered communicators have local
+ * ids HP_MPI_COMM_FIRST_ID .. hp_mpi_comm_end() - 1. hp_mpi_comm_info gives one's key
+ * (job-wide identity, KEY 0 = WORLD, 1 = SELF), its members as MPI_COMM_WORLD ranks in
+ * its rank order (NULL for WORLD: rank r is world rank r) and their number; it returns
+ * -1 for an id that is not a complete intracommunicator entry. */
+uint32_t hp_mpi_comm_end(void);
+int hp_mpi_comm_info(uint32_t local_id, uint64_t *key, const int32_t **members,
+                     uint32_t *nmembers);
+/* Whether communicators are registered: with tracing or wait states (the same on every
+ * rank, as the registration is collective). */
+int hp_mpi_comms_registering(void);
+
 /* Communicators left out because the registry was full (for the notes). */
 uint64_t hp_mpi_comms_lost(void);
 

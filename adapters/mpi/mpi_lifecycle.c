@@ -15,6 +15,7 @@
 #include "adapters/mpi/mpi_plugins.h"
 #include "adapters/mpi/mpi_trace.h"
 #include "adapters/mpi/mpi_transport.h"
+#include "adapters/mpi/mpi_waitstates.h"
 #include "measurement/core/config.h"
 #include "measurement/finalize/experiment.h"
 #include "measurement/finalize/finalize.h"
@@ -65,7 +66,7 @@ void hp_mpi_after_init(void)
     PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
     const hp_transport *t = hp__mpi_transport_open(world_rank, world_size,
-                                                    hp_mpi_trace_write);
+                                                    hp_mpi_trace_write, hp__mpi_ws_replay);
     static hp_experiment_job job; /* 4 KB: not on the program's stack */
     if (world_rank == 0 && measuring && hp_cfg.enable_profiling)
         hp_experiment_plan_job(&job);
@@ -73,6 +74,12 @@ void hp_mpi_after_init(void)
         PMPI_Bcast(&job, sizeof(job), MPI_BYTE, 0, hp__mpi_transport_comm());
     if (world_rank != 0)
         hp_experiment_join_job(&job);
+    /* Wait states need every rank (the records' replay and the registry of communicators
+     * are collective): on only when all ranks have them on. */
+    int ws = t != NULL && hp_cfg.wait_states, all_ws = 0;
+    if (t != NULL)
+        PMPI_Allreduce(&ws, &all_ws, 1, MPI_INT, MPI_MIN, hp__mpi_transport_comm());
+    hp_ws_on = all_ws != 0;
     if (t != NULL && hp_cfg.enable_tracing) /* same on every rank */
         hp_mpi_trace_sync_clocks();
     if (measuring) {

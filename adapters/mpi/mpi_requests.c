@@ -15,6 +15,7 @@
 
 #include "mpi_bytes.h"
 #include "mpi_requests.h"
+#include "mpi_waitstates.h"
 
 enum {
     HP_MPI_REQ_SLOTS = 1 << 14, /* power of two */
@@ -45,6 +46,7 @@ typedef struct req_slot {
     uint32_t op, root; /* KIND_COLL */
     int32_t peer, tag; /* traced persistent send (KIND_PERSIST) */
     uint32_t persistent_traced; /* KIND_PERSIST / KIND_PRECV: events at each activation */
+    uint32_t ws_seq; /* KIND_RECV with wait states: its place in the posting order */
 } req_slot;
 
 static req_slot table[HP_MPI_REQ_SLOTS];
@@ -211,7 +213,11 @@ int hp_mpi_req_trace_persistent(MPI_Request req, uint32_t comm, int peer, int ta
 uint64_t hp_mpi_req_trace_recv(MPI_Request req, uint32_t comm)
 {
     req_slot *s = req != MPI_REQUEST_NULL ? find(key_of(req)) : NULL;
-    return s != NULL && s->kind == KIND_RECV && s->trace_id == 0 ? trace_id_for(s, comm) : 0;
+    if (s == NULL || s->kind != KIND_RECV || s->trace_id != 0)
+        return 0;
+    if (hp_ws_on)
+        s->ws_seq = hp_ws_next_seq();
+    return trace_id_for(s, comm);
 }
 
 /* What a completed receive, traced send or collective (or an activation of a persistent
@@ -224,6 +230,8 @@ static void complete_once(hp_mpi_frame *f, const req_slot *e, const MPI_Status *
         hp_mpi_bytes_recv(f, status);
     if (e->trace_id == 0)
         return;
+    if (hp_ws_on && e->kind == KIND_RECV)
+        hp__mpi_ws_recv_done(f, e->trace_comm, e->ws_seq, status);
     if (e->kind == KIND_COLL)
         hp_mpi_trace_collective_completion(f, e->trace_id, e->trace_comm, e->op, e->root,
                                            e->sent, e->received);
@@ -238,6 +246,7 @@ static req_slot snapshot(const req_slot *s)
 {
     return (req_slot){ .kind = s->kind, .sent = s->sent, .received = s->received,
                        .trace_id = s->trace_id, .trace_comm = s->trace_comm, .op = s->op,
+                       .ws_seq = s->ws_seq,
                        .root = s->root };
 }
 

@@ -12,6 +12,7 @@
 #include "adapters/mpi/mpi_adapter.h"
 #include "adapters/mpi/mpi_comms.h"
 #include "adapters/mpi/mpi_requests.h"
+#include "adapters/mpi/mpi_waitstates.h"
 #include "measurement/core/location.h"
 #include "measurement/core/timer.h"
 
@@ -19,6 +20,8 @@
 
 void hp_mpi_bytes_tsend(hp_mpi_frame *f, int dest, int tag, MPI_Comm comm)
 {
+    if (hp_ws_on)
+        hp__mpi_ws_send(f, dest, tag, comm, 0);
     if (dest == MPI_PROC_NULL)
         return;
     f->trace |= HP_MPI_TRACE_SEND;
@@ -29,6 +32,8 @@ void hp_mpi_bytes_tsend(hp_mpi_frame *f, int dest, int tag, MPI_Comm comm)
 
 void hp_mpi_bytes_trecv(hp_mpi_frame *f, const MPI_Status *status, MPI_Comm comm)
 {
+    if (hp_ws_on)
+        hp__mpi_ws_recv(f, status, comm);
     if (status == MPI_STATUS_IGNORE || status->MPI_SOURCE == MPI_PROC_NULL)
         return;
     f->trace |= HP_MPI_TRACE_RECV;
@@ -39,6 +44,8 @@ void hp_mpi_bytes_trecv(hp_mpi_frame *f, const MPI_Status *status, MPI_Comm comm
 
 void hp_mpi_bytes_tcoll(hp_mpi_frame *f, MPI_Comm comm)
 {
+    if (hp_ws_on)
+        hp__mpi_ws_coll(f, -1, comm);
     f->trace |= HP_MPI_TRACE_COLL;
     f->comm = comm;
     f->root = -1;
@@ -46,6 +53,8 @@ void hp_mpi_bytes_tcoll(hp_mpi_frame *f, MPI_Comm comm)
 
 void hp_mpi_bytes_tcollr(hp_mpi_frame *f, int root, MPI_Comm comm)
 {
+    if (hp_ws_on)
+        hp__mpi_ws_coll(f, root, comm);
     f->trace |= HP_MPI_TRACE_COLL;
     f->comm = comm;
     f->root = root;
@@ -62,6 +71,8 @@ static int tracing(const hp_mpi_frame *f)
 void hp_mpi_bytes_tisend(hp_mpi_frame *f, int dest, int tag, MPI_Comm comm,
                          const MPI_Request *request)
 {
+    if (hp_ws_on)
+        hp__mpi_ws_send(f, dest, tag, comm, 1);
     uint32_t id = tracing(f) && dest != MPI_PROC_NULL ? hp_mpi_comm_local_id(comm) : UINT32_MAX;
     uint64_t req = id != UINT32_MAX ? hp_mpi_req_trace_send(*request, id) : 0;
     if (req == 0)
@@ -76,7 +87,9 @@ void hp_mpi_bytes_tisend(hp_mpi_frame *f, int dest, int tag, MPI_Comm comm,
 void hp_mpi_bytes_tirecv(hp_mpi_frame *f, int source, MPI_Comm comm,
                          const MPI_Request *request)
 {
-    uint32_t id = tracing(f) && source != MPI_PROC_NULL ? hp_mpi_comm_local_id(comm)
+    /* With wait states the request keeps its communicator for the completion (a trace
+     * id is only a number then: no event is written without a trace). */
+    uint32_t id = (tracing(f) || hp_ws_on) && source != MPI_PROC_NULL ? hp_mpi_comm_local_id(comm)
                                                          : UINT32_MAX;
     uint64_t req = id != UINT32_MAX ? hp_mpi_req_trace_recv(*request, id) : 0;
     if (req == 0)

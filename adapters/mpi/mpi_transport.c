@@ -1,8 +1,9 @@
 /*
  * The core's transport (measurement/finalize/transport.h) over MPI: point-to-point
  * byte transfers of any size on a private duplicate of MPI_COMM_WORLD. The trace step
- * (mpi_trace.c, whose OTF2 collectives need that communicator) is plugged in by
- * mpi_lifecycle.c when it opens the transport, so this file knows nothing of traces.
+ * (mpi_trace.c, whose OTF2 collectives need that communicator) and the wait-state replay
+ * (mpi_waitstates.c) are plugged in by mpi_lifecycle.c when it opens the transport, so
+ * this file knows nothing of traces or wait states.
  */
 #include "mpi_transport.h"
 
@@ -46,10 +47,11 @@ static char *receive_bytes(const hp_transport *t, int peer, uint64_t *length)
     return data;
 }
 
-static hp_transport mpi = { 0, 1, send_bytes, receive_bytes, NULL };
+static hp_transport mpi = { 0, 1, send_bytes, receive_bytes, NULL, NULL };
 
 const hp_transport *hp__mpi_transport_open(int rank, int size,
-                                          hp_transport_trace_fn *write_trace)
+                                          hp_transport_trace_fn *write_trace,
+                                          hp_transport_step_fn *wait_states)
 {
     if (PMPI_Comm_dup(MPI_COMM_WORLD, &unify_comm) != MPI_SUCCESS) {
         unify_comm = MPI_COMM_NULL;
@@ -58,6 +60,7 @@ const hp_transport *hp__mpi_transport_open(int rank, int size,
     mpi.rank = rank;
     mpi.size = size;
     mpi.write_trace = write_trace;
+    mpi.wait_states = wait_states;
     return &mpi;
 }
 

@@ -13,11 +13,14 @@
 typedef void hp_transport_trace_fn(const hp_transport *t, const char *directory,
                                    const hp_profile *merged);
 
+typedef void hp_transport_step_fn(const hp_transport *t);
+
 /* After MPI_Init, on every rank: duplicates MPI_COMM_WORLD; write_trace becomes the
- * transport's trace step. Returns the transport, or NULL when the duplicate failed
- * (then nothing at finalize is collective). */
+ * transport's trace step and wait_states its wait-state replay. Returns the transport,
+ * or NULL when the duplicate failed (then nothing at finalize is collective). */
 const hp_transport *hp__mpi_transport_open(int rank, int size,
-                                          hp_transport_trace_fn *write_trace);
+                                          hp_transport_trace_fn *write_trace,
+                                          hp_transport_step_fn *wait_states);
 
 /* The open transport, or NULL (not opened, open failed, or closed). */
 const hp_transport *hp__mpi_transport(void);

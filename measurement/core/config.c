@@ -63,6 +63,12 @@ static const config_var config_vars[] = {
     { "HP_ENABLE_TRACING", VAR_BOOL, "false", FIELD(enable_tracing),
       "Also write an OTF2 trace (traces.otf2) of every measured region's Enter/Leave; "
       "see doc/tracing.md." },
+    { "HP_WAIT_STATES", VAR_BOOL, "true", FIELD(wait_states),
+      "MPI jobs: keep a 32-byte record of every point-to-point message end and blocking "
+      "collective (at most half of HP_TOTAL_MEMORY) and compute Scalasca's wait states "
+      "(Late Sender, Late Receiver, Wait at N x N, ...) at MPI_Finalize, with no trace: "
+      "Cube metrics under time > mpi and the table \"waiting time by cause\" of "
+      "summary.txt. Must be the same on every rank. See doc/wait-states.md." },
     { "HP_EXPERIMENT_DIRECTORY", VAR_STRING, "", FIELD(experiment_directory),
       "Experiment directory; empty = hp-<exe>-<YYYYMMDD_HHMMSS>. An existing directory is "
       "never overwritten: a suffix -1, -2, ... is added." },

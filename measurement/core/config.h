@@ -33,6 +33,7 @@ typedef enum hp_recursion {
 typedef struct hp_config {
     bool enable_profiling;
     bool enable_tracing;
+    bool wait_states;                /* HP_WAIT_STATES (MPI jobs) */
     char experiment_directory[4096]; /* "" = default name */
     char filtering_file[4096];       /* "" = no filter */
     uint64_t total_memory;           /* bytes */

@@ -79,6 +79,20 @@ void hp_memory_get_stats(hp_memory_stats *out)
     out->failed_requests = atomic_load(&budget_failed);
 }
 
+uint32_t hp_memory_index(const void *p)
+{
+    const char *c = p;
+    if (c == NULL || budget_base == NULL || c < budget_base || c >= budget_base + budget_size)
+        return 0;
+    uint64_t units = (uint64_t)(c - budget_base) / 16 + 1;
+    return units <= UINT32_MAX ? (uint32_t)units : 0;
+}
+
+void *hp_memory_at(uint32_t index)
+{
+    return index != 0 && budget_base != NULL ? budget_base + (uint64_t)(index - 1) * 16 : NULL;
+}
+
 int hp_memory_exhausted(void)
 {
     return atomic_load_explicit(&budget_failed, memory_order_relaxed) != 0;

@@ -44,6 +44,13 @@ typedef struct hp_memory_stats {
 
 void hp_memory_get_stats(hp_memory_stats *out);
 
+/* A budget address as a 32-bit number (its offset in 16-byte units, plus one), for
+ * records that must stay small; 0 for NULL or an address outside the budget. Objects of
+ * hp_arena_alloc and hp_memory_pages are 16-byte aligned, so hp_memory_at gives back the
+ * same address. */
+uint32_t hp_memory_index(const void *p);
+void *hp_memory_at(uint32_t index);
+
 /* True once an allocation has been refused. */
 int hp_memory_exhausted(void);
 

@@ -23,6 +23,7 @@
 #include "measurement/core/metrics.h"
 #include "measurement/core/overhead.h"
 #include "profile_build.h"
+#include "measurement/waitstates/waitstates.h"
 #include "measurement/core/region.h"
 #include "measurement/core/runtime_job.h"
 #include "site_log.h"
@@ -671,7 +672,8 @@ int hp_experiment_build(hp_profile_data *d)
     static char host[256] = "localhost";
     gethostname(host, sizeof(host) - 1);
     hp_profile_options options = { hp_runtime_rank(), hp_runtime_mpi_active(),
-                                   hp_cfg.profiling_recursion == HP_RECURSION_COLLAPSE };
+                                   hp_cfg.profiling_recursion == HP_RECURSION_COLLAPSE,
+                                   hp_ws_on };
     if (hp_location_list() == NULL) {
         hp_error("no thread could be measured: HP_TOTAL_MEMORY (%llu bytes) is too small; "
                  "nothing written",
@@ -708,6 +710,7 @@ static void write_profile_in(const char *dir, const hp_profile *p, const char *s
     hp_profile marked = *p;
     if (interruption[0] != '\0')
         marked.interrupted = interruption;
+    marked.wait_states = hp_ws_note();
     /* This process's units: an MPI job's processes run the same program, and a merged
      * profile carries no strings. */
     marked.fallback_units = fallback_note();

@@ -81,6 +81,8 @@ static const hp_tree_ops profile_tree = { pack, absorb };
 void hp_finalize_job(const hp_transport *t, bool measured)
 {
     held_profile h = { .rank = t->rank };
+    if (t->wait_states != NULL)
+        t->wait_states(t);
     if (measured)
         h.have_local = hp_experiment_build(&h.local) == 0;
     hp_tree_reduce(t, &profile_tree, &h);

@@ -93,6 +93,12 @@ static void fill_values(const hp_cct_node *n, uint32_t uid, void *arg)
         c->d->counter_values[k][i] = hp_metrics_value(c->metrics, n->counters, k);
     if (c->d->recursion_depth != NULL)
         c->d->recursion_depth[i] = n->recursion_depth;
+    if (c->d->wait_values[0] != NULL) {
+        double v[HP_WSM_COUNT];
+        hp_ws_node_values(n, c->ticks_per_second, v);
+        for (unsigned k = 0; k < HP_WSM_COUNT; k++)
+            c->d->wait_values[k][i] = v[k];
+    }
     if (n->min_ticks != UINT64_MAX) {
         c->d->min_time[i] = (double)n->min_ticks / c->ticks_per_second;
         c->d->max_time[i] = (double)n->max_ticks / c->ticks_per_second;
@@ -148,7 +154,7 @@ static void add_counters(hp_profile_data *d)
         const hp_metric_info *m = hp_metrics_info(k);
         d->metrics[d->profile.nmetrics++] = (hp_profile_metric){
             m->uniq_name, m->name, m->unit, m->descr, HP_DTYPE_UINT64, HP_METRIC_INCLUSIVE,
-            d->counter_values[k]
+            d->counter_values[k], NULL
         };
     }
 }
@@ -156,17 +162,17 @@ static void add_counters(hp_profile_data *d)
 static void fill_metrics(hp_profile_data *d)
 {
     d->metrics[0] = (hp_profile_metric){ "visits", "Visits", "occ", "Number of visits",
-                                         HP_DTYPE_UINT64, HP_METRIC_EXCLUSIVE, d->visits };
+                                         HP_DTYPE_UINT64, HP_METRIC_EXCLUSIVE, d->visits, NULL };
     d->metrics[1] = (hp_profile_metric){ "time", "Time", "sec", "Total time",
-                                         HP_DTYPE_DOUBLE, HP_METRIC_INCLUSIVE, d->time };
+                                         HP_DTYPE_DOUBLE, HP_METRIC_INCLUSIVE, d->time, NULL };
     d->metrics[2] = (hp_profile_metric){ "min_time", "Minimum Inclusive Time", "sec",
                                          "Minimum inclusive time of one visit",
                                          HP_DTYPE_MINDOUBLE, HP_METRIC_EXCLUSIVE,
-                                         d->min_time };
+                                         d->min_time, NULL };
     d->metrics[3] = (hp_profile_metric){ "max_time", "Maximum Inclusive Time", "sec",
                                          "Maximum inclusive time of one visit",
                                          HP_DTYPE_MAXDOUBLE, HP_METRIC_EXCLUSIVE,
-                                         d->max_time };
+                                         d->max_time, NULL };
     d->profile.metrics = d->metrics;
     d->profile.nmetrics = 4;
     static const char *const names[4][3] = {
@@ -178,7 +184,7 @@ static void fill_metrics(hp_profile_data *d)
     for (int m = 0; m < 4 && d->message_values[0] != NULL; m++)
         d->metrics[d->profile.nmetrics++] = (hp_profile_metric){
             names[m][0], names[m][1], m < 2 ? "bytes" : "occ", names[m][2],
-            HP_DTYPE_UINT64, HP_METRIC_EXCLUSIVE, d->message_values[m]
+            HP_DTYPE_UINT64, HP_METRIC_EXCLUSIVE, d->message_values[m], NULL
         };
     /* A maximum, like max_time: Cube and the summary take the largest over threads and
        ranks, and merging profiles keeps every location's own value. */
@@ -187,9 +193,29 @@ static void fill_metrics(hp_profile_data *d)
             "recursion_depth", "Recursion Depth", "occ",
             "Most recursive calls open at once below one call of this call path "
             "(HP_PROFILING_RECURSION=collapse; 0 = it did not recurse)",
-            HP_DTYPE_MAXDOUBLE, HP_METRIC_EXCLUSIVE, d->recursion_depth
+            HP_DTYPE_MAXDOUBLE, HP_METRIC_EXCLUSIVE, d->recursion_depth, NULL
         };
     add_counters(d);
+    for (unsigned k = 0; k < HP_WSM_COUNT && d->wait_values[0] != NULL; k++) {
+        const hp_ws_metric_info *m = hp_ws_metric(k);
+        d->metrics[d->profile.nmetrics++] = (hp_profile_metric){
+            m->uniq_name, m->disp_name, "sec", m->descr, HP_DTYPE_DOUBLE, HP_METRIC_INCLUSIVE,
+            d->wait_values[k], m->parent
+        };
+    }
+}
+
+/* The wait-state values were filled per call path alone: add each path's to its
+ * parent's, children (higher positions) first, so they are inclusive like time. */
+static void include_wait_values(hp_profile_data *d, size_t nlocations)
+{
+    for (size_t c = d->profile.ncnodes; d->wait_values[0] != NULL && c-- > 1;) {
+        size_t parent = d->cnodes[c].parent;
+        for (unsigned k = 0; k < HP_WSM_COUNT; k++)
+            for (size_t l = 0; l < nlocations; l++)
+                d->wait_values[k][parent * nlocations + l] +=
+                    d->wait_values[k][c * nlocations + l];
+    }
 }
 
 /* Locations in order of their ids. An id can be missing from the list (a thread that
@@ -215,8 +241,11 @@ static hp_location **locations_by_id(hp_location *list, size_t *count)
 }
 
 static int alloc_values(hp_profile_data *d, size_t cells, bool with_messages,
-                        bool with_recursion)
+                        bool with_recursion, bool with_wait_states)
 {
+    for (unsigned k = 0; with_wait_states && k < HP_WSM_COUNT; k++)
+        if ((d->wait_values[k] = calloc(cells, sizeof(double))) == NULL)
+            return -1;
     if (with_recursion && (d->recursion_depth = calloc(cells, sizeof(double))) == NULL)
         return -1;
     for (int m = 0; with_messages && m < 4; m++)
@@ -251,7 +280,7 @@ int hp_profile_build(hp_profile_data *d, hp_location *list, double ticks_per_sec
     d->cnodes = calloc(u.count, sizeof(hp_profile_cnode));
     if (d->cnodes == NULL || hp_union_number(&u, d->cnodes) < 0 ||
         alloc_values(d, (size_t)u.count * L, options->with_messages,
-                     options->with_recursion) < 0)
+                     options->with_recursion, options->with_wait_states) < 0)
         goto out_union;
     d->profile.cnodes = d->cnodes;
     d->profile.ncnodes = u.count;
@@ -259,6 +288,7 @@ int hp_profile_build(hp_profile_data *d, hp_location *list, double ticks_per_sec
         fill_ctx ctx = { d, &u, l, L, locs[l]->metrics, ticks_per_second };
         walk_location(&u, locs[l], fill_values, &ctx);
     }
+    include_wait_values(d, L);
     if (fill_regions(d) < 0 || fill_system(d, L, host_name, options->rank) < 0)
         goto out_union;
     fill_metrics(d);
@@ -285,6 +315,8 @@ void hp_profile_data_release(hp_profile_data *d)
         free(d->message_values[m]);
     for (int k = 0; k < HP_METRICS_MAX; k++)
         free(d->counter_values[k]);
+    for (int k = 0; k < HP_WSM_COUNT; k++)
+        free(d->wait_values[k]);
     free(d->unmeasured);
     memset(d, 0, sizeof(*d));
 }

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 
 #include "measurement/core/location.h"
+#include "measurement/waitstates/waitstates.h"
 #include "profile/profile.h"
 
 /* The profile plus the storage behind it. */
@@ -21,7 +22,7 @@ typedef struct hp_profile_data {
     hp_profile_process process;
     hp_profile_location *locations;
     char (*location_names)[32];
-    hp_profile_metric metrics[9 + HP_METRICS_MAX];
+    hp_profile_metric metrics[9 + HP_METRICS_MAX + HP_WSM_COUNT];
     uint64_t *visits;
     double *time;
     double *min_time;
@@ -29,6 +30,7 @@ typedef struct hp_profile_data {
     double *recursion_depth; /* NULL unless HP_PROFILING_RECURSION=collapse */
     uint64_t *message_values[4]; /* bytes_sent, bytes_received, messages_sent, _received */
     uint64_t *counter_values[HP_METRICS_MAX]; /* metrics.h's counters, in their order */
+    double *wait_values[HP_WSM_COUNT]; /* waitstates.h's metrics, NULL without them */
     hp_profile_call_count *unmeasured;
 } hp_profile_data;
 
@@ -36,6 +38,7 @@ typedef struct hp_profile_options {
     int rank;           /* MPI rank of this process, 0 without MPI */
     bool with_messages; /* add bytes_sent, bytes_received, messages_sent, messages_received */
     bool with_recursion; /* add recursion_depth (HP_PROFILING_RECURSION=collapse) */
+    bool with_wait_states; /* add the MPI and wait-state metrics (HP_WAIT_STATES) */
 } hp_profile_options;
 
 /* Builds the profile of the locations in list (any order; they are ordered by id).

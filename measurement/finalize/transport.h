@@ -33,6 +33,9 @@ struct hp_transport {
      * transport, which is why this is here and not in the driver. */
     void (*write_trace)(const hp_transport *t, const char *directory,
                         const hp_profile *merged);
+    /* Collective, before the profiles are built: computes the wait states of the job
+     * (measurement/waitstates/); NULL when the transport has none (one process). */
+    void (*wait_states)(const hp_transport *t);
 };
 
 /* The transport of a process that is the whole job: rank 0 of 1; nothing is ever sent;

@@ -30,7 +30,7 @@ static void write_serial_trace(const hp_transport *t, const char *directory,
 }
 
 static const hp_transport serial = { 0, 1, send_nothing, receive_nothing,
-                                     write_serial_trace };
+                                     write_serial_trace, NULL };
 
 const hp_transport *hp_transport_serial(void)
 {

@@ -278,17 +278,17 @@ static void tree_metrics(tree_fixture *f)
 {
     hp_profile_metric m[TREE_METRICS] = {
         { "visits", "Visits", "occ", "Number of visits", HP_DTYPE_UINT64,
-          HP_METRIC_EXCLUSIVE, f->visits },
+          HP_METRIC_EXCLUSIVE, f->visits, NULL },
         { "time", "Time", "sec", "Total CPU allocation time", HP_DTYPE_DOUBLE,
-          HP_METRIC_INCLUSIVE, f->time },
+          HP_METRIC_INCLUSIVE, f->time, NULL },
         { "min_time", "Minimum Inclusive Time", "sec", "Minimum inclusive CPU allocation time",
-          HP_DTYPE_MINDOUBLE, HP_METRIC_EXCLUSIVE, f->min_time },
+          HP_DTYPE_MINDOUBLE, HP_METRIC_EXCLUSIVE, f->min_time, NULL },
         { "max_time", "Maximum Inclusive Time", "sec", "Maximum inclusive CPU allocation time",
-          HP_DTYPE_MAXDOUBLE, HP_METRIC_EXCLUSIVE, f->max_time },
+          HP_DTYPE_MAXDOUBLE, HP_METRIC_EXCLUSIVE, f->max_time, NULL },
         { "bytes_sent", "bytes_sent", "bytes", "Bytes sent", HP_DTYPE_UINT64,
-          HP_METRIC_EXCLUSIVE, f->bytes_sent },
+          HP_METRIC_EXCLUSIVE, f->bytes_sent, NULL },
         { "alloc_bytes", "Allocated bytes", "bytes", "Bytes allocated", HP_DTYPE_UINT64,
-          HP_METRIC_INCLUSIVE, f->alloc_bytes },
+          HP_METRIC_INCLUSIVE, f->alloc_bytes, NULL },
     };
     memcpy(f->metrics, m, sizeof m);
 }
@@ -332,9 +332,9 @@ static void single_fixture_init(single_fixture *f, const char *name)
     f->location = (hp_profile_location){ "Master thread", 0, 0 };
     f->visits = 1;
     f->metrics[0] = (hp_profile_metric){ "visits", "Visits", "occ", "Number of visits",
-                                         HP_DTYPE_UINT64, HP_METRIC_EXCLUSIVE, &f->visits };
+                                         HP_DTYPE_UINT64, HP_METRIC_EXCLUSIVE, &f->visits, NULL };
     f->metrics[1] = (hp_profile_metric){ "time", "Time", "sec", "Total CPU allocation time",
-                                         HP_DTYPE_DOUBLE, HP_METRIC_INCLUSIVE, &f->time };
+                                         HP_DTYPE_DOUBLE, HP_METRIC_INCLUSIVE, &f->time, NULL };
     f->profile = (hp_profile){
         .creator = "hpmeasure test", .machine_name = "Linux",
         .regions = &f->region, .nregions = 1, .cnodes = &f->cnode, .ncnodes = 1,

@@ -42,9 +42,9 @@ static void make_rank(rank_profile *rp, int r)
         rp->time[c] = c + r / 10.0;
     }
     rp->metrics[0] = (hp_profile_metric){ "visits", "Visits", "occ", "", HP_DTYPE_UINT64,
-                                          HP_METRIC_EXCLUSIVE, rp->visits };
+                                          HP_METRIC_EXCLUSIVE, rp->visits, NULL };
     rp->metrics[1] = (hp_profile_metric){ "time", "Time", "sec", "", HP_DTYPE_DOUBLE,
-                                          HP_METRIC_INCLUSIVE, rp->time };
+                                          HP_METRIC_INCLUSIVE, rp->time, NULL };
     rp->unmeasured[0] = (hp_profile_call_count){ "MPI_Comm_rank", 0, 100u + (unsigned)r };
     rp->p = (hp_profile){ "hpmeasure", "Linux", rp->regions, 4, rp->cnodes, 4, &rp->node, 1,
                           &rp->process, 1, &rp->location, 1, rp->metrics, 2,

@@ -96,10 +96,10 @@ static hp_profile make_profile(hp_metric_kind time_kind)
         for (size_t l = 0; l < NLOC; l++)
             time_excl[cnodes[n].parent * NLOC + l] -= time_incl[n * NLOC + l];
     metrics[0] = (hp_profile_metric){ "visits", "Visits", "occ", "", HP_DTYPE_UINT64,
-                                      HP_METRIC_EXCLUSIVE, visits };
+                                      HP_METRIC_EXCLUSIVE, visits, NULL };
     metrics[1] = (hp_profile_metric){ "time", "Time", "sec", "", HP_DTYPE_DOUBLE, time_kind,
                                       time_kind == HP_METRIC_INCLUSIVE ? (const void *)time_incl
-                                                                       : (const void *)time_excl };
+                                                                       : (const void *)time_excl, NULL };
     return (hp_profile){ .creator = "test", .machine_name = "Linux", .regions = regions,
                          .nregions = NREGIONS, .cnodes = cnodes, .ncnodes = NCNODES,
                          .nodes = nodes, .nnodes = 1, .processes = processes, .nprocesses = 2,
@@ -308,8 +308,8 @@ TEST(special_characters_are_escaped)
     static const uint64_t v[] = { 1, 50000 };
     static const double tm[] = { 1.0, 0.001 };
     hp_profile_metric m[2] = {
-        { "visits", "Visits", "occ", "", HP_DTYPE_UINT64, HP_METRIC_EXCLUSIVE, v },
-        { "time", "Time", "sec", "", HP_DTYPE_DOUBLE, HP_METRIC_INCLUSIVE, tm },
+        { "visits", "Visits", "occ", "", HP_DTYPE_UINT64, HP_METRIC_EXCLUSIVE, v, NULL },
+        { "time", "Time", "sec", "", HP_DTYPE_DOUBLE, HP_METRIC_INCLUSIVE, tm, NULL },
     };
     hp_profile p = { .regions = odd, .nregions = 2, .cnodes = tree, .ncnodes = 2,
                      .nodes = nodes, .nnodes = 1, .processes = processes, .nprocesses = 1,

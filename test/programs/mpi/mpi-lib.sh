@@ -105,3 +105,30 @@ cubecheck() {
     fi
     $CUBECHECK "$1"
 }
+
+# ws_value DUMP PATH RANK METRIC : the exclusive value of metric METRIC (an inclusive
+# metric such as mpi_latesender) at call path PATH and rank RANK of a cubedump value dump;
+# 0 when the dump has no such row (t110-t114). Printed with 9 decimals, as cubedump does.
+ws_value() {
+    awk -F'\t' -v p="$2" -v r="$3" -v k="$4_excl=" '
+        $1 == p && $2 == r { for (i = 3; i <= NF; i++) if (index($i, k) == 1) v = substr($i, length(k) + 1) }
+        END { printf "%.9f\n", v + 0 }' "$1"
+}
+
+# ws_sum DUMP METRIC SKIP : the sum of METRIC's exclusive values over every row whose
+# call path does not match the extended regular expression SKIP.
+ws_sum() {
+    awk -F'\t' -v k="$2_excl=" -v skip="$3" '
+        $1 !~ skip { for (i = 3; i <= NF; i++) if (index($i, k) == 1) s += substr($i, length(k) + 1) }
+        END { printf "%.9f\n", s }' "$1"
+}
+
+# in_range "description" VALUE LOW HIGH : ok when LOW <= VALUE <= HIGH.
+in_range() {
+    if awk -v v="$2" -v lo="$3" -v hi="$4" 'BEGIN { exit !(v + 0 >= lo && v + 0 <= hi) }'; then
+        ok "$1"
+    else
+        not_ok "$1"
+        echo "# $2 is outside [$3, $4]"
+    fi
+}

@@ -1,0 +1,32 @@
+/*
+ * Wait states, the MPI side (mpi_waitstates.c): the recording hooks that the trace rules
+ * and request completions call after a communicating call returned, and the replay that
+ * the finalize transport runs (hp_transport.wait_states).
+ */
+#ifndef HP_ADAPTERS_MPI_MPI_WAITSTATES_H
+#define HP_ADAPTERS_MPI_MPI_WAITSTATES_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include "adapters/mpi/mpi_adapter.h"
+#include "measurement/finalize/transport.h"
+#include "measurement/waitstates/waitstates.h"
+
+/* A point-to-point send of f's call to rank dest of comm (nonblocking: MPI_Isend & co.,
+ * whose start time is what the receiver compares with). */
+void hp__mpi_ws_send(const hp_mpi_frame *f, int dest, int tag, MPI_Comm comm, int nonblocking);
+/* A blocking receive of f's call, with its status. */
+void hp__mpi_ws_recv(const hp_mpi_frame *f, const MPI_Status *status, MPI_Comm comm);
+/* A non-blocking receive on local communicator comm, posted as number seq
+ * (hp_ws_next_seq), completed inside f's call. */
+void hp__mpi_ws_recv_done(const hp_mpi_frame *f, uint32_t comm, uint32_t seq,
+                          const MPI_Status *status);
+/* A blocking collective of f's call (root -1 for none). */
+void hp__mpi_ws_coll(const hp_mpi_frame *f, int root, MPI_Comm comm);
+
+/* Collective over the transport: replays every rank's records and charges the patterns
+ * (nothing unless hp_ws_on). */
+void hp__mpi_ws_replay(const hp_transport *t);
+
+#endif

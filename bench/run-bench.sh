@@ -16,6 +16,8 @@
 #   (g') pallfiltered the same, with `leaf` and `mid` excluded
 # and measures (e) the cost of one timestamp read with bench-timer.c. Each variant runs
 # REPS times, interleaved, and the minimum counts (the machine is shared and noisy).
+# With valgrind, (a), (b), (b'), (c) and (f) also run under cachegrind, twice (10^5 and
+# 2*10^5 mid() calls), for their instructions per call: they do not change with the load.
 # Prints a table, then one `bench: name=value` line per figure.
 #
 # Usage: run-bench.sh BUILDDIR [MID_CALLS [REPS]]
@@ -114,23 +116,28 @@ SCOREP_REGION_NAMES_END
 EOF
 
 # ---------------------------------------------------------------- run
-# run VARIANT: runs it once and prints the loop time in ns; stops the script on failure.
+# run VARIANT [CALLS]: runs it once (N mid() calls, or CALLS) and prints the loop time in
+# ns; stops the script on failure. With CG set (the cachegrind command), under it.
+CG=''
 run() {
+    n=${2:-$N}
+    # shellcheck disable=SC2086 # CG is a command line
     case $1 in
-        plain) out=$(./plain "$N") ;;
-        bare) out=$(./bare "$N") ;;
-        tsc) out=$(./tsc-hooks "$N") ;;
-        unfiltered) out=$(HP_EXPERIMENT_DIRECTORY="$WORK/exp-$1" ./core "$N") ;;
+        plain) out=$($CG ./plain "$n") ;;
+        bare) out=$($CG ./bare "$n") ;;
+        tsc) out=$($CG ./tsc-hooks "$n") ;;
+        unfiltered) out=$(HP_EXPERIMENT_DIRECTORY="$WORK/exp-$1" $CG ./core "$n") ;;
         filtered) out=$(HP_EXPERIMENT_DIRECTORY="$WORK/exp-$1" \
-            HP_FILTERING_FILE="$WORK/filter.txt" ./core "$N") ;;
+            HP_FILTERING_FILE="$WORK/filter.txt" $CG ./core "$n") ;;
         allfiltered) out=$(HP_EXPERIMENT_DIRECTORY="$WORK/exp-$1" \
-            HP_FILTERING_FILE="$WORK/filter-all.txt" ./core "$N") ;;
-        plugin) out=$(HP_EXPERIMENT_DIRECTORY="$WORK/exp-$1" ./plugin "$N") ;;
+            HP_FILTERING_FILE="$WORK/filter-all.txt" $CG ./core "$n") ;;
+        plugin) out=$(HP_EXPERIMENT_DIRECTORY="$WORK/exp-$1" $CG ./plugin "$n") ;;
         pfiltered) out=$(HP_EXPERIMENT_DIRECTORY="$WORK/exp-$1" \
-            HP_FILTERING_FILE="$WORK/filter.txt" ./plugin "$N") ;;
+            HP_FILTERING_FILE="$WORK/filter.txt" $CG ./plugin "$n") ;;
         pallfiltered) out=$(HP_EXPERIMENT_DIRECTORY="$WORK/exp-$1" \
-            HP_FILTERING_FILE="$WORK/filter-all.txt" ./plugin "$N") ;;
+            HP_FILTERING_FILE="$WORK/filter-all.txt" $CG ./plugin "$n") ;;
     esac || die "$1 run failed (exit status $?)"
+    [ -z "$CG" ] || return 0
     ns=${out#ns=}
     ns=${ns%% *}
     is_count "$ns" || die "$1 run printed '$out'"
@@ -175,8 +182,29 @@ fi
 rdtsc_ns=$(sed -n 's/.*rdtsc_ns=\([^ ]*\).*/\1/p' timer.txt | sort -g | head -n 1)
 cgt_ns=$(sed -n 's/.*clock_gettime_ns=\([^ ]*\).*/\1/p' timer.txt | sort -g | head -n 1)
 
+# Instructions per instrumented call (the figures to decide by on a shared machine): each
+# variant under cachegrind with CG_N1 and CG_N2 mid() calls; the difference leaves out
+# start-up and the writing of the experiment.
+CG_N1=100000 CG_N2=200000
+CG_VARIANTS="plain bare tsc unfiltered"
+[ "$PLUGIN" = yes ] && CG_VARIANTS="$CG_VARIANTS plugin"
+IR_LIST=''
+if command -v valgrind >/dev/null 2>&1; then
+    CG="$CACHEGRIND"
+    for v in $CG_VARIANTS; do
+        rm -rf "$WORK/exp-$v"
+        run "$v" "$CG_N1" >/dev/null || exit 1
+        ir1=$(cachegrind_count "$v") || exit 1
+        rm -rf "$WORK/exp-$v"
+        run "$v" "$CG_N2" >/dev/null || exit 1
+        ir2=$(cachegrind_count "$v") || exit 1
+        IR_LIST="$IR_LIST $v=$((ir2 - ir1))"
+    done
+    CG=''
+fi
+
 # ---------------------------------------------------------------- report
-awk -v n="$N" -v reps="$REPS" -v timer="$TIMER" \
+awk -v n="$N" -v ir_list="$IR_LIST" -v cg_calls="$((11 * (CG_N2 - CG_N1)))" -v reps="$REPS" -v timer="$TIMER" \
     -v a="$min_plain" -v b="$min_bare" -v bt="$min_tsc" -v c="$min_unfiltered" -v d="$min_filtered" \
     -v e="$min_allfiltered" \
     -v plugin="$PLUGIN" -v f="${min_plugin:-0}" -v g="${min_pfiltered:-0}" \
@@ -219,6 +247,21 @@ BEGIN {
         printf "\n  GCC plug-in variants: skipped (no plug-in built, or the compiler cannot load it)\n"
     }
     printf "  for scale, Score-P (published): ~65 ns/call unfiltered, ~11 ns/call filtered\n\n"
+    # Instructions per call over plain, where cachegrind ran (ir_list "v=Ir ...").
+    nir = split(ir_list, items, " ")
+    for (i = 1; i <= nir; i++) {
+        split(items[i], kv, "=")
+        ir[kv[1]] = kv[2] / cg_calls
+    }
+    if (nir > 0) {
+        printf "  instructions per call over plain (cachegrind):"
+        for (i = 1; i <= nir; i++) {
+            split(items[i], kv, "=")
+            if (kv[1] != "plain")
+                printf " %s %.1f", kv[1], ir[kv[1]] - ir["plain"]
+        }
+        printf "\n\n"
+    }
 
     printf "bench: mid_calls=%d\n", n
     printf "bench: instrumented_calls=%d\n", calls
@@ -237,6 +280,9 @@ BEGIN {
     printf "bench: unfiltered_over_tsc_hooks=%.2f\n", ratio_tsc
     printf "bench: filtered_minus_bare_ns=%.2f\n", filt - bare
     printf "bench: allfiltered_minus_bare_ns=%.2f\n", allf - bare
+    for (v in ir)
+        if (v != "plain")
+            printf "bench: %s_added_instructions_per_call=%.1f\n", v, ir[v] - ir["plain"]
     if (plugin == "yes") {
         printf "bench: plugin_unfiltered_ns_per_call=%.2f\n", pun
         printf "bench: plugin_filtered_ns_per_call=%.2f\n", pfilt

@@ -13,6 +13,9 @@
 #   tool_plain       mpicc with the tool
 #   tool_off         measured with the tool, sampling off
 #   tool_on          measured with the tool, sampling on
+#   floor            mpicc with bench/mpi-floor-tool.c, a PMPI tool that only reads the
+#                    timestamp (rdtsc) before and after the call: what any measuring
+#                    wrapper pays at least (the two reads)
 # Times: each variant runs REPS times interleaved (mpiexec -n 1), the minimum counts.
 # Instructions (the figure to decide by on a shared machine): each variant runs under
 # valgrind --tool=cachegrind with CALLS_1 and CALLS_2 calls; the difference of the two
@@ -59,10 +62,13 @@ CFLAGS_BENCH="-O2 -Wall -Wextra"
 INSTRUMENT_ENV="HP_INSTRUMENT_LIBDIR=$CORELIBDIR HP_INSTRUMENT_INCLUDEDIR=$SRCDIR/include"
 TOOL="-L$WORK -Wl,-rpath,$WORK -lpmpi_count"
 build "$MPICC" -O2 -shared -fPIC -o libpmpi_count.so "$SRCDIR/test/programs/mpi/pmpi_count.c"
+build "$MPICC" -O2 -shared -fPIC -o libmpi_floor.so "$BENCHDIR/mpi-floor-tool.c"
 # shellcheck disable=SC2086 # CFLAGS_BENCH, INSTRUMENT_ENV and TOOL hold several words
 {
     build $MPICC $CFLAGS_BENCH -o plain "$BENCHDIR/mpi-rank.c"
     build $MPICC $CFLAGS_BENCH -o plain-tool "$BENCHDIR/mpi-rank.c" $TOOL
+    build $MPICC $CFLAGS_BENCH -o plain-floor "$BENCHDIR/mpi-rank.c" \
+        -L"$WORK" -Wl,-rpath,"$WORK" -lmpi_floor
     build env $INSTRUMENT_ENV "$INSTRUMENT" --nocompiler $MPICC $CFLAGS_BENCH -o hp \
         "$BENCHDIR/mpi-rank.c"
     build env $INSTRUMENT_ENV "$INSTRUMENT" --nocompiler $MPICC $CFLAGS_BENCH -o hp-tool \
@@ -81,6 +87,7 @@ program() {
     case $1 in
         plain) echo "./plain" ;;
         tool_plain) echo "./plain-tool" ;;
+        floor) echo "./plain-floor" ;;
         tool_*) echo "./hp-tool" ;;
         *) echo "./hp" ;;
     esac
@@ -108,7 +115,7 @@ run_instructions() {
     cachegrind_count "$1"
 }
 
-VARIANTS="plain off on on_unwind tool_plain tool_off tool_on"
+VARIANTS="plain floor off on on_unwind tool_plain tool_off tool_on"
 rep=1
 while [ "$rep" -le "$REPS" ]; do
     for v in $VARIANTS; do
@@ -142,6 +149,7 @@ END {
     printf "hpmeasure MPI wrapper cost: MPI_Comm_rank on 1 rank, --nocompiler, min of %d runs\n\n", reps
     printf "  %-46s %9s %9s %11s %11s\n", "variant", "ns/call", "added ns", "instr/call", "added instr"
     label["plain"] = "plain (mpicc)"
+    label["floor"] = "floor: rdtsc before and after (PMPI tool)"
     label["off"] = "measured, sampling off"
     label["on"] = "measured, sampling on (call not unwound)"
     label["on_unwind"] = "measured, sampling on, every call unwound"
@@ -160,7 +168,15 @@ END {
         printf "  %-46s %9.2f %9s %11s %11s%s\n", label[v], ns[v], add, ic, ia, \
             (v == "off" || v == "on" || v == "tool_off") ? "   (target <= 15 ns)" : ""
     }
-    printf "\n"
+    # The measured call against the floor, per added ns (and per added instruction).
+    floor_ns = ns["floor"] - ns["plain"]
+    floor_ir = ir["floor"] - ir["plain"]
+    off_over_floor = floor_ns > 0 ? (ns["off"] - ns["plain"]) / floor_ns : 0
+    printf "\n  measured (sampling off) / floor, added ns %25.2f", off_over_floor
+    if (have_cg && floor_ir > 0)
+        printf "   (added instructions: %.1f)", (ir["off"] - ir["plain"]) / floor_ir
+    printf "\n\n"
+    printf "bench: mpi_wrapper_off_over_floor=%.2f\n", off_over_floor
     for (i = 1; i <= NR; i++) {
         v = name[i]; b = base(v)
         printf "bench: mpi_wrapper_%s_ns=%.2f\n", v, ns[v]

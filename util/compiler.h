@@ -8,6 +8,9 @@
 #define unlikely(x) __builtin_expect(!!(x), 0)
 
 #define HP_API __attribute__((visibility("default")))
+/* On the declaration of a variable that the library defines itself (hidden, as all of
+ * it is): under -fPIC the hot paths then address it directly, not through the GOT. */
+#define HP_HIDDEN __attribute__((visibility("hidden")))
 #define HP_NOINSTR __attribute__((no_instrument_function))
 #define HP_COLD __attribute__((cold, noinline))
 #define HP_PRINTF(f, a) __attribute__((format(printf, f, a)))

@@ -18,6 +18,7 @@
  *     }
  *
  * The unmeasured branch costs the check in hp_mpi_enter (which still counts the call).
+ * A function without helpers (MPI_Comm_rank) ends with hp_mpi_exit_no_bytes instead.
  * hp_mpi_next_MPI_Send is PMPI_Send, or another PMPI tool's MPI_Send when one comes
  * after us (set once at load by hp_mpi_resolve_next; mpi_stacking.c).
  */
@@ -59,7 +60,7 @@ extern const hp_mpi_function hp_mpi_functions[];
 extern const unsigned hp_mpi_function_count;
 
 /* What one measured MPI call carries from enter to exit. The byte helpers add to it.
- * hp_mpi_enter sets the fields up to root (path_counters only with path_anchor); the
+ * hp_mpi_enter sets the fields up to slot (path_counters only with path_anchor); the
  * others are written by the trace rules before anything reads them (they are read only
  * under the trace bits those rules set), so a call pays a few stores, not the whole
  * frame. */
@@ -75,6 +76,9 @@ typedef struct hp_mpi_frame {
     void *path_anchor;     /* struct hp_cct_node * */
     int path_counters;     /* the path below the anchor took the counters at enter */
     int root;              /* rank in comm, -1 for none */
+    /* the shadow-stack frame (struct hp_frame *) of a call entered on the fast path,
+       NULL otherwise: hp_mpi_exit pops it directly while it is still on top */
+    void *slot;
     /* for trace events (HP_ENABLE_TRACING), valid under the trace bits */
     MPI_Comm comm;
     int send_peer, send_tag;
@@ -131,6 +135,12 @@ void hp_mpi_trace_collective_completion(const hp_mpi_frame *f, uint64_t request,
  * nested inside another MPI call, or when measurement is not running. */
 int hp_mpi_enter(hp_mpi_frame *f, unsigned fn);
 void hp_mpi_exit(hp_mpi_frame *f);
+/* hp_mpi_exit for the wrappers of functions without byte, request or trace helpers
+ * (MPI_Comm_rank): their frames never count messages, so none are added to the node. */
+void hp_mpi_exit_no_bytes(hp_mpi_frame *f);
+/* Recomputes how each function's calls enter (mpi_event.c) after hp_mpi_measured,
+ * hp_mpi_unwind or hp__mpi_plugin_selected changed. */
+void hp__mpi_modes_update(void);
 
 /* Which functions are measured: 1 per HP_MPI_FN_* (set up from HP_MPI_ENABLE_GROUPS and
  * HP_MPI_EXCLUDE by hp_mpi_selection_init, mpi_selection.c). */

@@ -18,6 +18,7 @@
 
 #include "adapters/mpi/mpi_adapter.h"
 #include "adapters/mpi/mpi_comms.h"
+#include "adapters/mpi/mpi_functions.h"
 #include "adapters/mpi/mpi_plugins.h"
 #include "measurement/core/config.h"
 #include "measurement/core/event.h"
@@ -69,6 +70,25 @@ static inline void count_unmeasured(hp_location *loc, unsigned fn)
         counts[fn]++;
 }
 
+/* How a call of each function enters, from hp_mpi_measured, hp_mpi_unwind and
+ * hp__mpi_plugin_selected (hp__mpi_modes_update), so that the common call reads one
+ * byte: measured plainly, measured and unwinding its call path when the location
+ * samples, or anything else (a plug-in selected it) that enter_any handles. All zero
+ * (unmeasured) until mpi_setup has the regions array. */
+enum { MODE_UNMEASURED = 0, MODE_PLAIN = 1, MODE_UNWINDS = 2, MODE_OTHER = 3 };
+static unsigned char call_mode[HP_MPI_FN_COUNT];
+
+void hp__mpi_modes_update(void)
+{
+    if (mpi_regions == NULL)
+        return; /* no regions: every call stays unmeasured (enter_any) */
+    for (unsigned fn = 0; fn < HP_MPI_FN_COUNT; fn++)
+        call_mode[fn] = !hp_mpi_measured[fn]            ? MODE_UNMEASURED
+                        : hp__mpi_plugin_selected[fn] ? MODE_OTHER
+                        : hp_mpi_unwind[fn]           ? MODE_UNWINDS
+                                                      : MODE_PLAIN;
+}
+
 /* The fields of f that every measured call reads (mpi_adapter.h): explicit stores, as
  * zeroing the whole frame costs a string instruction per call. */
 static inline void frame_start(hp_mpi_frame *f, hp_location *loc, unsigned fn)
@@ -80,6 +100,7 @@ static inline void frame_start(hp_mpi_frame *f, hp_location *loc, unsigned fn)
     f->messages_sent = f->messages_received = 0;
     f->path_anchor = NULL; /* path_counters is read only when this is set */
     f->root = -1;
+    f->slot = NULL;
 }
 
 /* Before the region is entered, for a call that unwinds its call path (sampling) or
@@ -122,32 +143,39 @@ static inline void enter_region(hp_location *loc, hp_mpi_frame *f, unsigned fn,
         enter_extras_after(loc, f, leaf);
 }
 
-/* The common enter: no unwind, no plug-in, no counters, no trace, room in the stack
- * chunk, and the region's node the one last entered below the current node. */
-static inline bool plain_enter(const hp_location *loc, const hp_region *r, unsigned fn)
+/* Whether a call of mode enters without an unwind or a plug-in on loc. */
+static inline bool mode_is_plain(const hp_location *loc, unsigned mode)
 {
-    const hp_cct_node *parent = loc->current;
-    return !(loc->sampling != NULL && hp_mpi_unwind[fn]) && !hp__mpi_plugin_selected[fn] &&
-           loc->metrics == NULL && !loc->tracing && loc->sp != loc->stack_limit &&
-           loc->depth < loc->depth_limit && !r->subtree && parent != NULL &&
-           parent->last_entered != NULL && parent->last_entered->region == r &&
-           loc->depth < loc->max_depth;
+    return mode == MODE_PLAIN || (mode == MODE_UNWINDS && loc->sampling == NULL);
 }
 
-/* hp_event_enter for a plain_enter: the same frame, without what calls out, so that the
- * fast path needs no saved registers. */
-static inline void push_plain(hp_location *loc, hp_region *r)
+/* The common enter of a plain mode: no counters, no trace, room in the stack chunk, and
+ * the region's node the one last entered below the current node (inside the core). */
+static inline bool plain_enter(const hp_location *loc, const hp_region *r)
 {
-    hp_frame *f = loc->sp;
+    const hp_cct_node *parent = loc->current;
+    return loc->metrics == NULL && !loc->tracing && loc->sp != loc->stack_limit &&
+           loc->depth < loc->depth_limit && loc->depth < loc->max_depth && !r->subtree &&
+           parent != NULL && parent->last_entered != NULL &&
+           parent->last_entered->region == r;
+}
+
+/* hp_event_enter for a plain_enter, without what calls out, so that the fast path needs
+ * no saved registers: pushes the frame (its start is the caller's to set, last) and
+ * notes it in f, which lets hp_mpi_exit take its fast path. */
+static inline hp_frame *push_plain(hp_location *loc, hp_mpi_frame *f, hp_region *r)
+{
+    hp_frame *slot = loc->sp;
     hp_cct_node *node = loc->current->last_entered;
     node->visits++;
-    f->addr = (uintptr_t)r;
-    f->node = node;
-    f->parent = loc->current;
+    slot->addr = (uintptr_t)r;
+    slot->node = node;
+    slot->parent = loc->current;
     loc->current = node;
-    loc->sp = f + 1;
+    loc->sp = slot + 1;
     loc->depth++;
-    f->start = hp_timer_now();
+    f->slot = slot;
+    return slot;
 }
 
 /* Every enter: measured or not, the thread's first, an unwind, a plug-in, a new node. */
@@ -168,25 +196,33 @@ static __attribute__((noinline)) int enter_any(hp_mpi_frame *f, unsigned fn)
     hp_location_enter_core(loc);
     loc->in_mpi = true;
     frame_start(f, loc, fn);
-    if (likely(plain_enter(loc, r, fn)))
-        push_plain(loc, r);
+    if (likely(mode_is_plain(loc, call_mode[fn]) && plain_enter(loc, r)))
+        push_plain(loc, f, r)->start = hp_timer_now();
     else
         enter_region(loc, f, fn, r);
     hp_location_leave_core(loc);
     return 1;
 }
 
-/* The common measured call (plain_enter) and the common unmeasured one are handled here
- * without calling out, so that this is a leaf without saved registers; anything else
- * goes to enter_any, which decides again from the start. */
+/* The end of a plain enter without a TSC: the clock is a call. */
+static __attribute__((noinline)) int stamp_clock(hp_location *loc, hp_frame *slot)
+{
+    slot->start = hp__timer_monotonic_now();
+    hp_location_leave_core(loc);
+    return 1;
+}
+
+/* The common measured call (plain mode, plain_enter) and the common unmeasured one are
+ * handled here with tail calls only, so that this is a leaf without saved registers;
+ * anything else goes to enter_any, which decides again from the start. */
 int hp_mpi_enter(hp_mpi_frame *f, unsigned fn)
 {
     hp_location *loc = hp__tls_location;
-    if (unlikely(loc == NULL || hp_location_ignores_events(loc) || loc->in_mpi ||
-                 mpi_regions == NULL))
+    if (unlikely(loc == NULL || hp_location_ignores_events(loc) || loc->in_mpi))
         return enter_any(f, fn);
-    if (!hp_mpi_measured[fn]) {
-        if (unlikely(loc->call_counts == NULL))
+    unsigned mode = call_mode[fn];
+    if (unlikely(!mode_is_plain(loc, mode))) {
+        if (mode != MODE_UNMEASURED || loc->call_counts == NULL)
             return enter_any(f, fn);
         loc->call_counts[fn]++;
         f->loc = NULL;
@@ -196,13 +232,15 @@ int hp_mpi_enter(hp_mpi_frame *f, unsigned fn)
     if (unlikely(r == NULL))
         return enter_any(f, fn);
     hp_location_enter_core(loc);
-    if (unlikely(!plain_enter(loc, r, fn))) {
+    if (unlikely(!plain_enter(loc, r))) {
         hp_location_leave_core(loc);
         return enter_any(f, fn);
     }
     loc->in_mpi = true;
     frame_start(f, loc, fn);
-    push_plain(loc, r);
+    hp_frame *slot = push_plain(loc, f, r);
+    if (unlikely(!hp_timer_read_tsc(&slot->start)))
+        return stamp_clock(loc, slot);
     hp_location_leave_core(loc);
     return 1;
 }
@@ -366,21 +404,15 @@ static HP_COLD void leave_mpi_region(hp_location *loc, const hp_mpi_frame *f, ui
         hp__mpi_plugins_end(f);
 }
 
-/* The common exit: the call's frame on top with a node, no trace, no counters, no
- * unwound path, no plug-in, and a pop that stays in the stack chunk (or ends the
- * outermost frame, with no subtree selection to switch off). hp_event_pop without what
- * calls out, so that the fast path needs no saved registers. */
-static inline bool plain_exit(hp_location *loc, const hp_mpi_frame *f, uintptr_t addr)
+/* Every exit that the fast one does not take: the frame was not pushed by a plain
+ * enter, or it is no longer on top, or events are ignored now, or the pop ends the
+ * outermost frame while subtrees are selected or leaves the stack chunk. */
+static __attribute__((noinline)) void exit_any(hp_mpi_frame *f, uint64_t now)
 {
-    return !hp_location_ignores_events(loc) && hp_event_exit_matches(loc, addr) &&
-           loc->sp[-1].node != NULL && !loc->tracing && loc->metrics == NULL &&
-           f->path_anchor == NULL && !hp__mpi_plugin_selected[f->fn] &&
-           (loc->sp != loc->stack_base + 1 || (loc->depth == 1 && !hp_subtree_selecting()));
-}
-
-/* Every exit that plain_exit does not take (inside the core). */
-static __attribute__((noinline)) void exit_any(hp_location *loc, hp_mpi_frame *f, uint64_t now)
-{
+    hp_location *loc = f->loc;
+    if (loc == NULL)
+        return;
+    hp_location_enter_core(loc);
     if (!hp_location_ignores_events(loc))
         leave_mpi_region(loc, f, now);
     else if (hp__mpi_plugin_selected[f->fn])
@@ -389,28 +421,64 @@ static __attribute__((noinline)) void exit_any(hp_location *loc, hp_mpi_frame *f
     hp_location_leave_core(loc);
 }
 
-void hp_mpi_exit(hp_mpi_frame *f)
+/* The exit of a frame that hp_mpi_enter pushed plainly (f->slot): it is still on top
+ * (nothing left frames behind or popped it), and popping it stays in the stack chunk
+ * or ends the outermost frame with no subtree selection to switch off. Then the exit is
+ * hp_event_pop without what calls out. A plain enter left out counters, trace, unwind
+ * and plug-ins, so nothing of them needs checking here. messages: add what the byte
+ * helpers counted in f to the node (false for functions that have no helpers). */
+static inline void exit_at(hp_mpi_frame *f, uint64_t now, bool messages)
 {
-    uint64_t now = hp_timer_now();
+    hp_frame *top = f->slot;
     hp_location *loc = f->loc;
-    if (loc == NULL)
-        return;
-    hp_location_enter_core(loc);
-    uintptr_t addr = (uintptr_t)atomic_load_explicit(&mpi_regions[f->fn],
-                                                     memory_order_relaxed);
-    if (unlikely(!plain_exit(loc, f, addr))) {
-        exit_any(loc, f, now);
+    if (unlikely(top == NULL)) {
+        exit_any(f, now);
         return;
     }
-    hp_frame *top = --loc->sp;
+    hp_location_enter_core(loc);
+    if (unlikely(loc->sp != top + 1 || hp_location_ignores_events(loc) ||
+                 loc->dropped_depth != 0 ||
+                 (top == loc->stack_base && (loc->depth != 1 || hp_subtree_selecting())))) {
+        exit_any(f, now);
+        return;
+    }
+    hp_cct_node *node = top->node;
     uint64_t ticks = now - top->start;
+    loc->sp = top;
     loc->depth--;
     loc->mpi_ticks += ticks;
-    add_messages(top->node, f);
-    hp_cct_visit_end(top->node, ticks);
+    if (messages)
+        add_messages(node, f);
+    hp_cct_visit_end(node, ticks);
     loc->current = top->parent;
     loc->in_mpi = false;
     hp_location_leave_core(loc);
+}
+
+/* The exits without a TSC: the clock is a call, kept out of the fast path. */
+static __attribute__((noinline)) void exit_clock(hp_mpi_frame *f, bool messages)
+{
+    exit_at(f, hp__timer_monotonic_now(), messages);
+}
+
+/* The exit's timestamp first, then the pop. */
+static inline void exit_now(hp_mpi_frame *f, bool messages)
+{
+    uint64_t now;
+    if (unlikely(!hp_timer_read_tsc(&now)))
+        exit_clock(f, messages);
+    else
+        exit_at(f, now, messages);
+}
+
+void hp_mpi_exit(hp_mpi_frame *f)
+{
+    exit_now(f, true);
+}
+
+void hp_mpi_exit_no_bytes(hp_mpi_frame *f)
+{
+    exit_now(f, false);
 }
 
 /* Reads the MPI selection at start-up (starting measurement first if the runtime's own
@@ -440,4 +508,5 @@ __attribute__((constructor)) static void mpi_setup(void)
     }
     hp_location_set_call_names(names, hp_mpi_function_count);
     mpi_regions = regions;
+    hp__mpi_modes_update();
 }

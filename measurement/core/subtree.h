@@ -18,6 +18,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "util/compiler.h"
+
 enum {
     HP_SUBTREE_SELECT = 1u << 0, /* a call starts a measured subtree */
     HP_SUBTREE_EXCLUDE = 1u << 1 /* a call is measured, its callees are not */
@@ -33,7 +35,7 @@ unsigned hp_subtree_flags(const char *name, const char *mangled);
 /* True when HP_SELECT_SUBTREES is set: locations start switched off. Inline: every pop
  * of a location's outermost frame asks (hp_event_pop), which is every MPI call of a
  * program built without function hooks. */
-extern bool hp__subtree_selecting;
+extern HP_HIDDEN bool hp__subtree_selecting;
 
 static inline bool hp_subtree_selecting(void)
 {

@@ -17,13 +17,17 @@
 #include <dlfcn.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
+#include <fcntl.h>
 #include <gelf.h>
+#include <limits.h>
 #include <link.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* ---- string pool: interned copies that live until fini ---------------------------- */
@@ -140,11 +144,67 @@ static struct {
 
 static void find_demangler(void);
 
+/* True when the ELF file open on fd carries the build id bits[0..len). */
+static bool file_has_build_id(int fd, const unsigned char *bits, int len)
+{
+    Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+    if (elf == NULL)
+        return false;
+    const void *id;
+    ssize_t n = dwelf_elf_gnu_build_id(elf, &id);
+    bool same = n == len && memcmp(id, bits, (size_t)len) == 0;
+    elf_end(elf);
+    return same;
+}
+
+/* The .gnu_debuglink part of dwfl_standard_find_debuginfo for a module with a build id:
+ * the link's name (or the file's name plus ".debug") next to the file, in the .debug
+ * directory beside it, and below /usr/lib/debug; the candidate must carry the module's
+ * build id and not be the file itself. Returns an open descriptor (its path in *name)
+ * or -1. */
+static int find_debuglink(const char *file, const char *debuglink, const unsigned char *bits,
+                          int len, char **name)
+{
+    const char *slash = strrchr(file, '/');
+    if (slash == NULL)
+        return -1;
+    int dirlen = (int)(slash - file);
+    char link[PATH_MAX];
+    if (debuglink == NULL) {
+        if (snprintf(link, sizeof(link), "%s.debug", slash + 1) >= (int)sizeof(link))
+            return -1;
+        debuglink = link;
+    }
+    struct stat self;
+    if (stat(file, &self) != 0)
+        return -1;
+    static const char *const formats[] = { "%.*s/%s", "%.*s/.debug/%s", "/usr/lib/debug%.*s/%s" };
+    for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+        char path[PATH_MAX];
+        if (snprintf(path, sizeof(path), formats[i], dirlen, file, debuglink) >=
+            (int)sizeof(path))
+            continue;
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            continue;
+        struct stat st;
+        if (fstat(fd, &st) == 0 && !(st.st_dev == self.st_dev && st.st_ino == self.st_ino) &&
+            file_has_build_id(fd, bits, len) && (*name = strdup(path)) != NULL)
+            return fd;
+        close(fd);
+    }
+    return -1;
+}
+
 /*
- * Local-only debuginfo search. dwfl_standard_find_debuginfo ends by asking the
- * debuginfod servers named in DEBUGINFOD_URLS, which could stall a measured program on
- * network downloads, so with that variable set we only do the build-id lookup under the
- * debug directories (how distributions install -dbg/-dbgsym packages).
+ * Local-only debuginfo search: the build-id lookup under the debug directories (how
+ * distributions install -dbg/-dbgsym packages), then the .gnu_debuglink search. Not
+ * dwfl_standard_find_debuginfo, which ends by asking the debuginfod servers named in
+ * DEBUGINFOD_URLS (that could stall a measured program on network downloads) and, with
+ * no servers named, still loads libdebuginfod with libcurl and its TLS libraries: about
+ * 20 million instructions and a thousand page faults for the first stripped library
+ * that a sample lands in. Only a module without a build id, which our own search
+ * cannot check a candidate against, still goes there when DEBUGINFOD_URLS is unset.
  */
 static int find_debuginfo_locally(Dwfl_Module *mod, void **userdata, const char *modname,
                                   Dwarf_Addr base, const char *file, const char *debuglink,
@@ -154,6 +214,12 @@ static int find_debuginfo_locally(Dwfl_Module *mod, void **userdata, const char 
                                           crc, debuginfo_file_name);
     if (fd >= 0)
         return fd;
+    const unsigned char *bits;
+    GElf_Addr vaddr;
+    int len = dwfl_module_build_id(mod, &bits, &vaddr);
+    if (len > 0)
+        return file != NULL ? find_debuglink(file, debuglink, bits, len, debuginfo_file_name)
+                            : -1;
     const char *urls = secure_getenv("DEBUGINFOD_URLS");
     if (urls != NULL && urls[0] != '\0')
         return -1;

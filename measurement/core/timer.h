@@ -13,8 +13,9 @@
 #include <time.h>
 
 #include "config.h"
+#include "util/compiler.h"
 
-extern bool hp__timer_tsc; /* read-mostly: set once by hp_timer_init */
+extern HP_HIDDEN bool hp__timer_tsc; /* read-mostly: set once by hp_timer_init */
 
 static inline uint64_t hp_timer_monotonic_ns(void)
 {
@@ -34,6 +35,21 @@ static inline uint64_t hp_timer_now(void)
         return __builtin_ia32_rdtsc();
 #endif
     return hp__timer_monotonic_now();
+}
+
+/* hp_timer_now for fast paths that keep the fallback's call out of line themselves (a
+ * tail call then needs no saved registers): with the TSC as the timer, reads it into
+ * *ticks and returns true; otherwise reads nothing and returns false. */
+static inline bool hp_timer_read_tsc(uint64_t *ticks)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    if (__builtin_expect(hp__timer_tsc, 1)) {
+        *ticks = __builtin_ia32_rdtsc();
+        return true;
+    }
+#endif
+    (void)ticks;
+    return false;
 }
 
 /* Chooses the timer (kind requested; TSC falls back to monotonic without an invariant

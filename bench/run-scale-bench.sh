@@ -70,7 +70,7 @@ now_ns() { date +%s%N; }
 
 # run VARIANT NRANKS: one run; prints "wall_ns" and leaves the split line in split.txt
 run() {
-    rm -rf exp split.txt
+    rm -rf exp split.txt cpu.txt paths.txt
     : >run.log
     t0=$(now_ns)
     case $1 in
@@ -84,11 +84,23 @@ run() {
     [ $rc -eq 0 ] && grep -q "^sum=" out.txt ||
         die "$1 run on $2 ranks failed (status $rc; see $WORK/run.log)"
     grep -h "finalize split:" run.log >split.txt 2>/dev/null
+    grep -h "finalize cpu:" run.log >cpu.txt 2>/dev/null
+    # "regions:     23, call paths: 26": what the unification merged.
+    sed -n 's/^regions: *[0-9]*, call paths: *\([0-9]*\).*/\1/p' exp/summary.txt \
+        >paths.txt 2>/dev/null
     echo $((t1 - t0))
 }
 
 # field NAME LINE: the value of the first "NAME=value" in LINE (after "max:" with
 # prefix max_)
+# ms SECONDS: milliseconds with one decimal ("-" stays)
+ms() {
+    case $1 in
+        -) echo - ;;
+        *) awk -v s="$1" 'BEGIN { printf "%.1f", s * 1000 }' ;;
+    esac
+}
+
 field() {
     [ -n "$2" ] || { echo -; return; }
     echo "$2" | awk -v want="$1" '{
@@ -102,13 +114,14 @@ field() {
 }
 
 echo "Finalize at scale (mpi-allreduce20: 20 MPI_Allreduce; min of $REPS runs, wall time of"
-echo "mpiexec; split of finalize on rank 0 in s, sent = largest unification message)"
+echo "mpiexec in s; split of finalize on rank 0 in ms; sent = largest unification message"
+echo "in bytes, trace_B = the trace on disk)"
 echo
 printf '  %5s %8s %8s %6s %8s %6s  %-6s %6s %6s %6s %6s %6s %9s %9s\n' ranks plain profile \
     ratio trace ratio split unify merge cube trace wait sent trace_B
 for n in $RANKS; do
     best_plain="" best_profile="" best_trace=""
-    split_profile="" split_trace="" trace_bytes=0
+    split_profile="" split_trace="" cpu_profile="" cpu_trace="" trace_bytes=0 paths=""
     i=0
     while [ $i -lt "$REPS" ]; do
         for v in plain profile trace; do
@@ -117,9 +130,14 @@ for n in $RANKS; do
             if [ -z "$cur" ] || [ "$ns" -lt "$cur" ]; then
                 eval "best_$v=$ns"
                 case $v in
-                    profile) split_profile=$(cat split.txt) ;;
+                    profile)
+                        split_profile=$(cat split.txt)
+                        cpu_profile=$(cat cpu.txt)
+                        paths=$(cat paths.txt)
+                        ;;
                     trace)
                         split_trace=$(cat split.txt)
+                        cpu_trace=$(cat cpu.txt)
                         trace_bytes=$(du -sb exp/traces exp/traces.def exp/traces.otf2 |
                             awk '{ s += $1 } END { print s + 0 }')
                         ;;
@@ -130,6 +148,7 @@ for n in $RANKS; do
     done
     for v in profile trace; do
         eval "line=\$split_$v"
+        eval "cpu=\$cpu_$v"
         # A build without the split (before it came in) still gets its times.
         [ -n "$line" ] || echo "bench: note: no finalize split from the $v run on $n ranks" >&2
         ratio=$(awk -v m="$(eval "echo \$best_$v")" -v p="$best_plain" \
@@ -146,9 +165,9 @@ for n in $RANKS; do
             printf '  %5s %8s %8s %6s %8s %6s ' "" "" "" "" "" ""
         fi
         printf ' %-6s %6s %6s %6s %6s %6s %9s %9s\n' "$v" \
-            "$(field unify "$line")" "$(field merge "$line")" "$(field cube "$line")" \
-            "$(field trace "$line")" "$(field wait "$line")" "$(field max_sent "$line")" \
-            "${bytes:--}"
+            "$(ms "$(field unify "$line")")" "$(ms "$(field merge "$line")")" \
+            "$(ms "$(field cube "$line")")" "$(ms "$(field trace "$line")")" \
+            "$(ms "$(field wait "$line")")" "$(field max_sent "$line")" "${bytes:--}"
         {
             echo "bench: scale_${n}_plain_s=$(awk -v x="$best_plain" 'BEGIN { print x / 1e9 }')"
             echo "bench: scale_${n}_${v}_s=$(eval "awk -v x=\$best_$v 'BEGIN { print x / 1e9 }'")"
@@ -156,6 +175,10 @@ for n in $RANKS; do
             for f in total unify merge cube trace wait max_total max_sent max_received; do
                 echo "bench: scale_${n}_${v}_$f=$(field $f "$line")"
             done
+            for f in total unify merge cube trace wait max_trace; do
+                echo "bench: scale_${n}_${v}_cpu_$f=$(field $f "$cpu")"
+            done
+            echo "bench: scale_${n}_call_paths=${paths:--}"
             [ $v = trace ] && echo "bench: scale_${n}_trace_bytes=$trace_bytes"
         } >>figures.txt
     done

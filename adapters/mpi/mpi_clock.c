@@ -36,13 +36,14 @@ typedef struct init_numbers {
     double offset, error;
 } init_numbers;
 
-/* This rank's view of the job's hosts, on the transport's communicator. */
+/* This rank's view of the job's hosts, ranks of the transport's communicator. The two
+ * lists have room for every rank (allocated before the ranks agree that all could). */
 static struct hosts {
-    bool known;       /* sync_clocks ran */
+    bool known;       /* sync_clocks grouped the ranks; finish_clocks is due */
     int leader;       /* this host's leader (its lowest rank) */
-    int *members;     /* leader only: the other ranks of its host */
+    int *members;     /* filled on a leader: the other ranks of its host */
     int nmembers;
-    int *leaders;     /* rank 0 only: the other hosts' leaders */
+    int *leaders;     /* filled on rank 0: the other hosts' leaders */
     int nleaders;
 } hosts;
 static hp_trace_host_clock clock_numbers;

@@ -1,16 +1,19 @@
 /*
  * Where the end of a run spends its time (finalize_timing.c): the finalize driver, the
- * transport and the trace step charge wall time to one of five phases, so that a slow
+ * transport and the trace step charge their time to one of five phases, so that a slow
  * finalize at many ranks says whether it unified, merged, wrote or waited. Each moment
  * is charged to exactly one phase: entering a phase ends the one before, and leaving it
  * resumes that one, so a wait inside the trace step counts as waiting, not as writing.
  *
- * The split is reported with HP_VERBOSE=2 (a debug line per job, from rank 0):
- *   hpmeasure: finalize split: ranks=64 total=0.412 unify=0.010 merge=0.004 cube=0.012
- *   trace=0.150 wait=0.236 max: total=... (the same, largest of any rank) sent=... received=...
- * in seconds, then the bytes the tree moved: the largest any rank sent, and what rank 0
- * received.
- * bench/run-scale-bench.sh reads that line. Not thread-safe: finalize runs on one thread.
+ * The split is reported with HP_VERBOSE=2, in two debug lines per job from rank 0:
+ *   hpmeasure: finalize split: ranks=64 total=0.412000 unify=0.010000 merge=0.004000
+ *   cube=0.012000 trace=0.150000 wait=0.236000 max: total=... (the same, largest of any
+ *   rank) sent=... received=...
+ *   hpmeasure: finalize cpu: ranks=64 total=... (the same phases in CPU time)
+ * in seconds (wall time, then this thread's CPU time: with more ranks than cores the
+ * wall time of a phase is mostly other ranks' turns), then the bytes the tree moved:
+ * the largest any rank sent, and what rank 0 received.
+ * bench/run-scale-bench.sh reads both lines. Not thread-safe: finalize runs on one thread.
  */
 #ifndef HP_MEASUREMENT_FINALIZE_FINALIZE_TIMING_H
 #define HP_MEASUREMENT_FINALIZE_FINALIZE_TIMING_H

@@ -6,24 +6,41 @@
 # read from the output: the profile's bytes_sent, bytes_received, messages and visits
 # per rank on each MPI call path, and in the trace the length of every one of the 4032
 # MpiIsend and MpiRecv events for its (sender, receiver) pair; otf2check.py passes and
-# matches all 4032 messages. Slow (tens of seconds): not in `make check`; run with
+# matches all 4032 messages; and the finalize split of HP_VERBOSE=2 (rank 0's wall and
+# CPU time per phase) adds up to its total. Slow (tens of seconds): not in `make check`; run with
 # `make check-scale` (doc/testing.md). HP_SCALE_RANKS overrides the 64.
 . "$HP_SRCDIR/test/integration/lib.sh"
 . "$PROGRAMS/mpi/mpi-lib.sh"
-plan 12
+plan 14
 OTF2CHECK="$PY $HP_SRCDIR/test/tools/otf2check.py"
 P=${HP_SCALE_RANKS:-64}
 PAIRS=$((P * (P - 1)))
 
 check "build pairs.c with hp-instrument mpicc" \
     hp-instrument mpicc -O1 -o pairs "$MPIPROGS/pairs.c"
-HP_ENABLE_TRACING=true HP_EXPERIMENT_DIRECTORY=exp check "mpiexec -n $P with tracing" \
-    timeout 900 mpiexec -n "$P" ./pairs
+HP_VERBOSE=2 HP_ENABLE_TRACING=true HP_EXPERIMENT_DIRECTORY=exp \
+    check "mpiexec -n $P with tracing" timeout 900 mpiexec -n "$P" ./pairs
+grep "finalize \(split\|cpu\):" last.err > split.txt
 # Sum over pairs r != q of 4 (1 + r + 2q) = 4 P (P - 1) (1 + 3 (P - 1) / 2).
 check_eq "every message arrived with its size (the program's own check)" \
     "pairs=$PAIRS bytes=$(awk -v p="$P" 'BEGIN { printf "%d", 4 * p * (p - 1) * (1 + 1.5 * (p - 1)) }')" \
     "$(cat last.out)"
 check "cubecheck.py passes" $CUBECHECK exp/profile.cubex
+
+# The finalize split (HP_VERBOSE=2, measurement/finalize/finalize_timing.h): one line of
+# wall and one of CPU time from rank 0, each moment charged to exactly one phase, so the
+# five phases add up to the total (to the printed microsecond), on rank 0 and as maxima.
+check_eq "finalize split: one wall and one CPU line for $P ranks" \
+    "cpu:$P split:$P" \
+    "$(sed -n 's/.*finalize \([a-z]*\): ranks=\([0-9]*\).*/\1:\2/p' split.txt | sort | tr '\n' ' ' |
+       sed 's/ $//')"
+check "finalize split: the phases add up to the total" awk '{
+    for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2]; if ($i == "max:") break }
+    sum = v["unify"] + v["merge"] + v["cube"] + v["trace"] + v["wait"]
+    if (sum - v["total"] > 0.00001 || v["total"] - sum > 0.00001) {
+        print "phases " sum " != total " v["total"] ": " $0; bad = 1 }
+    if (v["total"] <= 0) { print "no time: " $0; bad = 1 }
+} END { exit bad || NR != 2 }' split.txt
 
 # Profile, per rank r (S = P (P - 1) / 2, the sum of all ranks):
 #   MPI_Isend: P - 1 visits and messages, bytes_sent = 4 sum_{q != r} (1 + r + 2q)

@@ -7,8 +7,8 @@
 # per rank on each MPI call path, and in the trace the length of every one of the 4032
 # MpiIsend and MpiRecv events for its (sender, receiver) pair; otf2check.py passes and
 # matches all 4032 messages; and the finalize split of HP_VERBOSE=2 (rank 0's wall and
-# CPU time per phase) adds up to its total. Slow (tens of seconds): not in `make check`; run with
-# `make check-scale` (doc/testing.md). HP_SCALE_RANKS overrides the 64.
+# CPU time per phase) adds up to its total. Slow (tens of seconds): not in `make check`;
+# run with `make check-scale` (doc/testing.md). HP_SCALE_RANKS overrides the 64.
 . "$HP_SRCDIR/test/integration/lib.sh"
 . "$PROGRAMS/mpi/mpi-lib.sh"
 plan 14

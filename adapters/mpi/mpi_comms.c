@@ -20,6 +20,7 @@
 #include "measurement/core/config.h"
 #include "measurement/core/memory.h"
 #include "measurement/finalize/tree.h"
+#include "mpi_offcpu.h"
 #include "mpi_transport.h"
 
 enum {
@@ -629,18 +630,18 @@ int hp_mpi_comms_unify(MPI_Comm comm, int rank, hp_trace_comm **defs, uint32_t *
     if (rank == 0 && ok && order_records(&p, defs, ndefs, &keys))
         nkeys = *ndefs;
     free(p.data);
-    PMPI_Bcast(&nkeys, 1, MPI_UINT64_T, 0, comm);
+    hp__mpi_offcpu_bcast(&nkeys, 1, MPI_UINT64_T, 0, comm);
     if (rank != 0)
         keys = malloc((nkeys ? nkeys : 1) * sizeof *keys);
     int have = keys != NULL && nkeys <= INT32_MAX, all = 0;
-    PMPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, comm);
+    hp__mpi_offcpu_allreduce(&have, &all, 1, MPI_INT, MPI_MIN, comm);
     if (all) {
-        PMPI_Bcast(keys, (int)nkeys, MPI_UINT64_T, 0, comm);
+        hp__mpi_offcpu_bcast(keys, (int)nkeys, MPI_UINT64_T, 0, comm);
         *map = map_entries(keys, nkeys, nmap);
     }
     free(keys);
     int mapped = *map != NULL, all_mapped = 0;
-    PMPI_Allreduce(&mapped, &all_mapped, 1, MPI_INT, MPI_MIN, comm);
+    hp__mpi_offcpu_allreduce(&mapped, &all_mapped, 1, MPI_INT, MPI_MIN, comm);
     if (all_mapped)
         return 0;
     /* Some rank cannot translate: no user communicator is defined, their events go. */

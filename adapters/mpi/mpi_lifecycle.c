@@ -14,6 +14,7 @@
 #include "adapters/mpi/mpi_adapter.h"
 #include "adapters/mpi/mpi_plugins.h"
 #include "adapters/mpi/mpi_trace.h"
+#include "adapters/mpi/mpi_offcpu.h"
 #include "adapters/mpi/mpi_transport.h"
 #include "adapters/mpi/mpi_waitstates.h"
 #include "measurement/core/config.h"
@@ -71,7 +72,7 @@ void hp_mpi_after_init(void)
     if (world_rank == 0 && measuring && hp_cfg.enable_profiling)
         hp_experiment_plan_job(&job);
     if (t != NULL)
-        PMPI_Bcast(&job, sizeof(job), MPI_BYTE, 0, hp__mpi_transport_comm());
+        hp__mpi_offcpu_bcast(&job, sizeof(job), MPI_BYTE, 0, hp__mpi_transport_comm());
     if (world_rank != 0)
         hp_experiment_join_job(&job);
     /* Wait states need every rank (the records' replay and the registry of communicators

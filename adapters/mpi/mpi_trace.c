@@ -8,8 +8,30 @@
  * calling PMPI), and rank 0 writes the global definitions with every location's event
  * count and the communicators.
  */
+#include <mpi.h>
+
+#include "adapters/mpi/mpi_offcpu.h"
+
+/* OTF2's MPI collectives, calling PMPI, with the blocking operations they use pointed
+ * at their off-CPU forms (mpi_offcpu.h): OTF2 opens and closes the archive with
+ * collectives, and at many ranks per core, ranks busy-polling in them took the CPU from
+ * the ones still writing. */
 #define OTF2_MPI_USE_PMPI
+#define PMPI_Barrier hp__mpi_offcpu_barrier
+#define PMPI_Bcast hp__mpi_offcpu_bcast
+#define PMPI_Gather hp__mpi_offcpu_gather
+#define PMPI_Gatherv hp__mpi_offcpu_gatherv
+#define PMPI_Scatter hp__mpi_offcpu_scatter
+#define PMPI_Scatterv hp__mpi_offcpu_scatterv
+#define PMPI_Comm_dup hp__mpi_offcpu_comm_dup
 #include <otf2/OTF2_MPI_Collectives.h>
+#undef PMPI_Barrier
+#undef PMPI_Bcast
+#undef PMPI_Gather
+#undef PMPI_Gatherv
+#undef PMPI_Scatter
+#undef PMPI_Scatterv
+#undef PMPI_Comm_dup
 
 #include <limits.h>
 #include <stdio.h>
@@ -23,6 +45,7 @@
 #include "measurement/core/location.h"
 #include "measurement/core/region.h"
 #include "measurement/core/timer.h"
+#include "measurement/finalize/finalize_timing.h"
 #include "measurement/finalize/trace_output.h"
 #include "util/log.h"
 
@@ -107,15 +130,15 @@ static uint32_t *share_region_map(const hp_profile *merged, MPI_Comm comm, int r
 {
     uint64_t length = 0;
     char *packed = rank == 0 && merged != NULL ? pack_regions(merged, &length) : NULL;
-    PMPI_Bcast(&length, 1, MPI_UINT64_T, 0, comm);
+    hp__mpi_offcpu_bcast(&length, 1, MPI_UINT64_T, 0, comm);
     if (rank != 0)
         packed = length > 0 ? malloc(length) : NULL;
     int ok = length > 0 && packed != NULL && length < INT32_MAX;
     int all_ok = 0;
-    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+    hp__mpi_offcpu_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
     uint32_t *map = NULL;
     if (all_ok) {
-        PMPI_Bcast(packed, (int)length, MPI_CHAR, 0, comm);
+        hp__mpi_offcpu_bcast(packed, (int)length, MPI_CHAR, 0, comm);
         map = map_regions(packed, length);
     }
     free(packed);
@@ -133,19 +156,19 @@ static hp_profile_cnode *share_call_tree(const hp_profile *merged, MPI_Comm comm
     if (hp_cfg.sampling_frequency == 0)
         return NULL;
     uint64_t count = rank == 0 && merged != NULL ? merged->ncnodes : 0;
-    PMPI_Bcast(&count, 1, MPI_UINT64_T, 0, comm);
+    hp__mpi_offcpu_bcast(&count, 1, MPI_UINT64_T, 0, comm);
     hp_profile_cnode *tree = count > 0 ? malloc(count * sizeof(*tree)) : NULL;
     if (rank == 0 && tree != NULL)
         memcpy(tree, merged->cnodes, count * sizeof(*tree));
     int ok = tree != NULL && count < INT32_MAX / 2, all_ok = 0;
-    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+    hp__mpi_offcpu_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
     if (!all_ok) {
         free(tree);
         return NULL;
     }
     _Static_assert(sizeof(hp_profile_cnode) == 2 * sizeof(uint32_t),
                    "a call-tree node is sent as two uint32_t");
-    PMPI_Bcast(tree, (int)(2 * count), MPI_UINT32_T, 0, comm);
+    hp__mpi_offcpu_bcast(tree, (int)(2 * count), MPI_UINT32_T, 0, comm);
     *n = count;
     return tree;
 }
@@ -157,7 +180,7 @@ static uint64_t *gather_counts(const uint64_t *mine, int nmine, MPI_Comm comm, i
 {
     int *counts = rank == 0 ? calloc((size_t)size, sizeof(int)) : NULL;
     int *displs = rank == 0 ? calloc((size_t)size, sizeof(int)) : NULL;
-    PMPI_Gather(&nmine, 1, MPI_INT, counts, 1, MPI_INT, 0, comm);
+    hp__mpi_offcpu_gather(&nmine, 1, MPI_INT, counts, 1, MPI_INT, 0, comm);
     uint64_t *all = NULL;
     int total = 0;
     if (rank == 0 && counts != NULL && displs != NULL) {
@@ -167,7 +190,7 @@ static uint64_t *gather_counts(const uint64_t *mine, int nmine, MPI_Comm comm, i
         }
         all = calloc(total > 0 ? (size_t)total : 1, sizeof(uint64_t));
     }
-    PMPI_Gatherv(mine, nmine, MPI_UINT64_T, all, counts, displs, MPI_UINT64_T, 0, comm);
+    hp__mpi_offcpu_gatherv(mine, nmine, MPI_UINT64_T, all, counts, displs, MPI_UINT64_T, 0, comm);
     free(counts);
     free(displs);
     return all;
@@ -189,8 +212,8 @@ static void write_archive(hp_trace_writer *w, const hp_profile *merged, MPI_Comm
     uint64_t *all = gather_counts(mine, mine != NULL ? nlocal : 0, comm, rank, size);
     uint64_t span[2], global_span[2];
     hp_trace_output_span(w, &span[0], &span[1]);
-    PMPI_Reduce(&span[0], &global_span[0], 1, MPI_UINT64_T, MPI_MIN, 0, comm);
-    PMPI_Reduce(&span[1], &global_span[1], 1, MPI_UINT64_T, MPI_MAX, 0, comm);
+    hp__mpi_offcpu_reduce(&span[0], &global_span[0], 1, MPI_UINT64_T, MPI_MIN, 0, comm);
+    hp__mpi_offcpu_reduce(&span[1], &global_span[1], 1, MPI_UINT64_T, MPI_MAX, 0, comm);
     hp_trace_writer_set_comms(w, comms, ncomms);
     if (rank == 0 && (all == NULL ||
                       hp_trace_writer_global_defs(w, merged, all, 1e9, global_span[0],
@@ -221,7 +244,7 @@ static int agree_on_open(int ok, void *arg)
     int rank, mine;
     PMPI_Comm_rank(c->comm, &rank);
     mine = ok ? INT_MAX : rank;
-    PMPI_Allreduce(&mine, &c->first_failed, 1, MPI_INT, MPI_MIN, c->comm);
+    hp__mpi_offcpu_allreduce(&mine, &c->first_failed, 1, MPI_INT, MPI_MIN, c->comm);
     return c->first_failed == INT_MAX;
 }
 
@@ -242,6 +265,7 @@ static hp_trace_writer *open_archive(const char *directory, MPI_Comm comm, int r
 static void write_trace(const char *directory, const hp_profile *merged, MPI_Comm comm,
                         int rank, int size)
 {
+    hp_finalize_phase_enter(HP_PHASE_UNIFY); /* the definitions, then the files */
     uint32_t *map = share_region_map(merged, comm, rank);
     hp_trace_comm *comms = NULL;
     uint32_t ncomms = 0, *comm_map = NULL, ncomm_map = 0;
@@ -253,8 +277,9 @@ static void write_trace(const char *directory, const hp_profile *merged, MPI_Com
         hp_warn("rank %d: trace: %llu communicators were not recorded "
                 "(registry full); their events are left out", rank,
                 (unsigned long long)hp_mpi_comms_lost());
+    hp_finalize_phase_enter(HP_PHASE_TRACE);
     int ok = map != NULL && directory[0] != '\0', all_ok = 0;
-    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+    hp__mpi_offcpu_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
     hp_trace_writer *w = NULL;
     if (!all_ok) {
         if (rank == 0)

@@ -10,6 +10,7 @@
 
 #include "measurement/core/config.h"
 #include "experiment.h"
+#include "finalize_timing.h"
 #include "profile_build.h"
 #include "profile/profile_merge.h"
 #include "tree.h"
@@ -46,6 +47,7 @@ static const char *pack(void *state, uint64_t *length, bool *owned)
     void *out = NULL;
     size_t n = 0;
     *length = 0;
+    hp_finalize_phase_enter(HP_PHASE_UNIFY);
     if (p == NULL || hp_profile_serialize(p, &out, &n) < 0)
         return NULL;
     *length = n;
@@ -58,6 +60,7 @@ static void absorb(void *state, const char *data, uint64_t length)
 {
     held_profile *h = state;
     hp_owned_profile other, merged;
+    hp_finalize_phase_enter(HP_PHASE_UNIFY);
     if (data == NULL || hp_profile_deserialize(data, length, &other) < 0)
         return;
     const hp_profile *mine = held(h);
@@ -66,6 +69,7 @@ static void absorb(void *state, const char *data, uint64_t length)
         h->have_merged = true;
         return;
     }
+    hp_finalize_phase_enter(HP_PHASE_MERGE);
     if (hp_profile_merge(mine, &other.profile, &merged) == 0) {
         drop(h);
         h->merged = merged;
@@ -81,16 +85,20 @@ static const hp_tree_ops profile_tree = { pack, absorb };
 void hp_finalize_job(const hp_transport *t, bool measured)
 {
     held_profile h = { .rank = t->rank };
+    hp_finalize_timing_start();
     if (t->wait_states != NULL)
         t->wait_states(t);
     if (measured)
         h.have_local = hp_experiment_build(&h.local) == 0;
     hp_tree_reduce(t, &profile_tree, &h);
     const hp_profile *merged = t->rank == 0 ? held(&h) : NULL;
+    hp_finalize_phase_enter(HP_PHASE_CUBE);
     if (merged != NULL)
         hp_experiment_write_profile(merged, "");
+    hp_finalize_phase_enter(HP_PHASE_TRACE);
     if (hp_cfg.enable_tracing) /* a rank with nothing to write creates no directory */
         t->write_trace(t, measured || merged != NULL ? hp_experiment_directory() : "",
                        merged);
     drop(&h);
+    hp_finalize_timing_report(t);
 }

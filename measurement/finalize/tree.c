@@ -7,6 +7,8 @@
 
 #include <stdlib.h>
 
+#include "finalize_timing.h"
+
 void hp_tree_reduce(const hp_transport *t, const hp_tree_ops *ops, void *state)
 {
     for (int step = 1; step < t->size; step <<= 1) {
@@ -15,6 +17,7 @@ void hp_tree_reduce(const hp_transport *t, const hp_tree_ops *ops, void *state)
             bool owned = false;
             const char *out = ops->pack(state, &length, &owned);
             t->send(t, out, length, t->rank - step);
+            hp_finalize_timing_bytes(length, 0);
             if (owned)
                 free((void *)out);
             return;
@@ -22,6 +25,7 @@ void hp_tree_reduce(const hp_transport *t, const hp_tree_ops *ops, void *state)
         if (t->rank + step < t->size) {
             uint64_t length = 0;
             char *in = t->receive(t, t->rank + step, &length);
+            hp_finalize_timing_bytes(0, length);
             ops->absorb(state, in, length);
             free(in);
         }

@@ -137,7 +137,7 @@ static size_t set_slot(const hp_trace_cut_set *s, uint64_t id, bool for_insert)
     return for_insert && removed != SIZE_MAX ? removed : i;
 }
 
-static bool set_has(const hp_trace_cut_set *s, uint64_t id, uint32_t *value)
+static bool set_has(const hp_trace_cut_set *s, uint64_t id, uint64_t *value)
 {
     if (s->size == 0)
         return false;
@@ -158,7 +158,7 @@ static void set_remove(hp_trace_cut_set *s, uint64_t id)
         s->keys[i] = SET_REMOVED;
 }
 
-static int set_put(hp_trace_cut_set *s, uint64_t id, uint32_t value);
+static int set_put(hp_trace_cut_set *s, uint64_t id, uint64_t value);
 
 /* Rebuilds the set with twice the live entries' room (dropping removed slots). */
 static int set_rehash(hp_trace_cut_set *s)
@@ -171,7 +171,7 @@ static int set_rehash(hp_trace_cut_set *s)
     while (bigger.size < 4 * (live + 1))
         bigger.size *= 2;
     bigger.keys = calloc(bigger.size, sizeof(uint64_t));
-    bigger.values = calloc(bigger.size, sizeof(uint32_t));
+    bigger.values = calloc(bigger.size, sizeof(uint64_t));
     if (bigger.keys == NULL || bigger.values == NULL) {
         free(bigger.keys);
         free(bigger.values);
@@ -186,7 +186,7 @@ static int set_rehash(hp_trace_cut_set *s)
     return 0;
 }
 
-static int set_put(hp_trace_cut_set *s, uint64_t id, uint32_t value)
+static int set_put(hp_trace_cut_set *s, uint64_t id, uint64_t value)
 {
     if (2 * (s->used + 1) > s->size && set_rehash(s) < 0)
         return -1;
@@ -275,6 +275,9 @@ static void count_event(hp_trace_cut *c, const hp_trace_event *e)
         else
             ch->count++;
         value = ch != NULL ? (uint32_t)(ch - c->channels) + 1 : 0;
+        if (ch != NULL && e->kind == HP_TRACE_MPI_IRECV && request_of(e, &req) &&
+            set_put(&c->receives, req, (uint64_t)value << 32 | (uint32_t)ch->count) < 0)
+            c->failed = 1;
     } else if (e->kind == HP_TRACE_COLL_END && hold_comm(c, e->region) == 0) {
         c->coll_count[e->region]++;
     }
@@ -293,8 +296,7 @@ static void count_event(hp_trace_cut *c, const hp_trace_event *e)
 static void leave_out_open_requests(hp_trace_cut *c)
 {
     for (size_t i = 0; i < c->requests.size; i++) {
-        uint64_t k = c->requests.keys[i];
-        uint32_t v = c->requests.values[i];
+        uint64_t k = c->requests.keys[i], v = c->requests.values[i];
         if (k != SET_EMPTY && k != SET_REMOVED && v != 0 && c->channels[v - 1].count > 0)
             c->channels[v - 1].count--;
     }
@@ -353,6 +355,7 @@ void hp_trace_cut_free(hp_trace_cut *c)
     free(c->coll_keep);
     free(c->coll_used);
     set_release(&c->requests);
+    set_release(&c->receives);
     free(c);
 }
 
@@ -418,6 +421,10 @@ static bool keep_before(hp_trace_cut_filter *f, const hp_trace_event *e)
     uint64_t req = 0;
     if (request_of(e, &req) && e->kind != HP_TRACE_MPI_IRECV && set_has(&c->requests, req, NULL))
         return false; /* open at the cut, or its MpiIsend was left out */
+    uint64_t recv;
+    if (e->kind == HP_TRACE_MPI_IRECV_REQUEST && set_has(&c->receives, req, &recv) &&
+        (uint32_t)recv > c->channels[(recv >> 32) - 1].keep)
+        return false; /* its receive will be left out (numbers count from 1) */
     if (is_send(e->kind) || is_recv(e->kind)) {
         uint64_t a = ((const hp_trace_payload *)e)[1].a;
         hp_trace_cut_channel *ch = hp_trace_cut_find(c, e->region, (uint32_t)(a >> 32),

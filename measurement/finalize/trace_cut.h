@@ -43,7 +43,7 @@ typedef struct hp_trace_cut_channel {
 /* Request ids (unique in a process) with a value each; open addressing. */
 typedef struct hp_trace_cut_set {
     uint64_t *keys;   /* id + 1; 0 = empty, UINT64_MAX = removed */
-    uint32_t *values;
+    uint64_t *values;
     size_t size, used;
 } hp_trace_cut_set;
 
@@ -56,6 +56,8 @@ typedef struct hp_trace_cut {
     size_t index_size;
     hp_trace_cut_set requests;    /* pass 1: requests open at T (value: channel + 1, or 0);
                                      pass 2: requests whose events are left out */
+    hp_trace_cut_set receives;    /* MPI_Irecv requests completed before T: channel + 1
+                                     << 32 | the receive's number in its channel */
     uint64_t *coll_count;         /* per local communicator: operations completed before T */
     uint64_t *coll_keep;          /* agreed: the first coll_keep[c] are written */
     uint64_t *coll_used;

@@ -1,16 +1,16 @@
 #!/bin/sh
 # The consistent cut (issues 25 and 30) on issue 30's ping-pong: pingpong_compute.c, 2
-# ranks, 0.5 ms of computation before each message, 3 s and at least 3500 rounds, tracing
-# with sampling at 10 kHz (the adaptive buffer by default) in 256 KiB and 1 MiB buffers.
-# When a rank's events fill their share, the ranks agree at MPI_Finalize on the earliest
-# stop: each keeps its events before it, every kept message with both halves, and marks
-# the rest by one TRACE EVENTS DROPPED region (Enter at the cut, Leave at its last record)
-# with no event but samples inside or after it; samples go on to the end on every rank
-# (the last within 2 sampling periods of it). summary.txt says the range and counts of
-# every rank, and each rank's kept and left-out message events make its 7000 (2 per
-# round). Both runs leave HP_TRACE_ADAPTIVE unset: tracing with sampling takes the
-# adaptive buffer by default, with no flush. Sampling off: the flushing buffer as
-# before, no cut, every message kept.
+# ranks, 0.5 ms of computation before each message, 3 s and at least 1500 rounds (256 KiB)
+# or 3500 (1 MiB; enough to fill the events' share), tracing with sampling at 10 kHz
+# (the adaptive buffer by default). When a rank's events fill their share, the ranks
+# agree at MPI_Finalize on the earliest stop: each keeps its events before it, every
+# kept message with both halves, and marks the rest by one TRACE EVENTS DROPPED region
+# (Enter at the cut, Leave at its last record) with no event but samples inside or
+# after it; samples go on to the end on every rank (the last within 2 sampling periods
+# of it). summary.txt says the range and counts of every rank, and each rank's kept and
+# left-out message events make 2 per round. Both runs leave HP_TRACE_ADAPTIVE unset:
+# tracing with sampling takes the adaptive buffer by default, with no flush. Sampling
+# off: the flushing buffer as before, no cut, every message kept.
 . "$HP_SRCDIR/test/integration/lib.sh"
 plan 18
 
@@ -38,10 +38,12 @@ kept_plus_dropped() {
 
 check "build pingpong_compute.c with hp-instrument mpicc" \
     hp-instrument mpicc -O1 -o pp "$PROGRAMS/mpi/pingpong_compute.c"
-for size in 256K 1M; do
-    timeout 120 env HP_ENABLE_TRACING=true HP_SAMPLING_FREQUENCY=10000 HP_TRACE_BUFFER=$size \
-        HP_EXPERIMENT_DIRECTORY=c$size mpiexec -n 2 ./pp 3 3500 > c$size.out 2> c$size.err
-    check "$size: the run succeeds with 3500 rounds" grep -qx 'rounds=3500' c$size.out
+# at least as many rounds as fill the events' share (about 800 in 256K, 3300 in 1M)
+for run in 256K:1500 1M:3500; do
+    size=${run%:*} rounds=${run#*:}
+    timeout 300 env HP_ENABLE_TRACING=true HP_SAMPLING_FREQUENCY=10000 HP_TRACE_BUFFER=$size \
+        HP_EXPERIMENT_DIRECTORY=c$size mpiexec -n 2 ./pp 3 $rounds > c$size.out 2> c$size.err
+    check "$size: the run succeeds with $rounds rounds" grep -qx "rounds=$rounds" c$size.out
     check "$size: samples on both ranks from the first second to within 2 periods of the end" \
         trace_covers c$size 2
     check "$size: every kept message matched (otf2check.py)" trace_matched c$size
@@ -51,18 +53,18 @@ for size in 256K 1M; do
         sh -c "grep -q '^Trace cut (HP_TRACE_ADAPTIVE)' c$size/summary.txt &&
                grep -Eq '^  rank 0: events stopped at [0-9.]+ s; from [0-9.]+ to [0-9.]+ s left out' c$size/summary.txt &&
                grep -Eq '^  rank 1: events (stopped at [0-9.]+ s|never stopped); from' c$size/summary.txt"
-    check_eq "$size: per rank, kept and left-out message events make 7000" \
-        "7000 7000" "$(kept_plus_dropped c$size)"
+    check_eq "$size: per rank, kept and left-out message events make 2 per round" \
+        "$((2 * rounds)) $((2 * rounds))" "$(kept_plus_dropped c$size)"
     check "$size: no flush" sh -c "! otf2-print c$size/traces.otf2 | grep -q 'TRACE BUFFER FLUSH'"
 done
 
 # Sampling off: the flushing buffer, no cut, nothing dropped, every message matched.
-timeout 120 env HP_ENABLE_TRACING=true HP_TRACE_BUFFER=256K HP_EXPERIMENT_DIRECTORY=nos \
-    mpiexec -n 2 ./pp 3 3500 > nos.out 2> nos.err
+timeout 300 env HP_ENABLE_TRACING=true HP_TRACE_BUFFER=256K HP_EXPERIMENT_DIRECTORY=nos \
+    mpiexec -n 2 ./pp 3 1500 > nos.out 2> nos.err
 check "sampling off: no cut, nothing marked, every message matched" \
     sh -c "! grep -q 'Trace cut' nos/summary.txt && ! otf2-print nos/traces.otf2 | grep -q 'TRACE EVENTS DROPPED'"
 check "sampling off: every message matched" trace_matched nos
-check_eq "sampling off: all 7000 message events of each rank kept" "7000 7000" \
+check_eq "sampling off: all 3000 message events of each rank kept" "3000 3000" \
     "$(otf2-print nos/traces.otf2 | awk '$1 == "MPI_SEND" || $1 == "MPI_RECV" { n[$2]++ }
         END { print n[0] + 0, n[4294967296] + 0 }')"
 finish

@@ -124,6 +124,22 @@ uint32_t hp_mpi_comm_local_id(MPI_Comm comm)
     return HP_MPI_COMM_FIRST_ID + (uint32_t)(e - entries);
 }
 
+int64_t hp_mpi_comm_world_rank(uint32_t local_id, uint32_t peer, int my_world_rank)
+{
+    if (local_id == HP_MPI_COMM_WORLD_ID)
+        return peer;
+    if (local_id == HP_MPI_COMM_SELF_ID)
+        return peer == 0 ? my_world_rank : -1;
+    uint32_t i = local_id - HP_MPI_COMM_FIRST_ID;
+    if (local_id < HP_MPI_COMM_FIRST_ID || i >= MAX_COMMS ||
+        i >= __atomic_load_n(&nentries, __ATOMIC_ACQUIRE))
+        return -1;
+    const comm_entry *e = &entries[i];
+    if (!__atomic_load_n(&e->ready, __ATOMIC_ACQUIRE) || e->inter || peer >= e->nmembers)
+        return -1;
+    return e->members[peer];
+}
+
 static uint64_t key_of_comm(MPI_Comm c)
 {
     if (c == MPI_COMM_WORLD)

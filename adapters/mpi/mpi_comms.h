@@ -45,6 +45,10 @@ void hp_mpi_bytes_comm_free(hp_mpi_frame *f, const MPI_Comm *comm);
  * not registered or is an intercommunicator (events on those are not written). */
 uint32_t hp_mpi_comm_local_id(MPI_Comm comm);
 
+/* The MPI_COMM_WORLD rank of rank peer of the communicator with local id local_id (for
+ * the trace's cut), or -1 when it is not known (an intercommunicator, an unrecorded one). */
+int64_t hp_mpi_comm_world_rank(uint32_t local_id, uint32_t peer, int my_world_rank);
+
 /* Collective over comm (the adapter's private duplicate of MPI_COMM_WORLD, whose
  * point-to-point helpers of mpi_trace.h it uses): unifies the registries. Rank 0
  * gets the definitions in *defs / *ndefs (global ids 2 + index; free with

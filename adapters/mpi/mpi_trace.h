@@ -7,6 +7,7 @@
 #include <mpi.h>
 #include <stdint.h>
 
+#include "measurement/finalize/trace_cut.h"
 #include "measurement/finalize/transport.h"
 #include "profile/profile.h"
 
@@ -25,5 +26,16 @@ void hp_mpi_trace_finish_clocks(void);
  * writes its locations into directory/traces.otf2; merged is the job's unified profile
  * on rank 0 (NULL elsewhere). Problems are reported on stderr; the program goes on. */
 void hp_mpi_trace_write(const hp_transport *t, const char *directory, const hp_profile *merged);
+
+/* Collective over comm, before the trace is written (mpi_trace_cut.c): when some rank's
+ * adaptive buffer stopped holding events, the ranks agree on the consistent cut
+ * (trace_cut.h), returned for hp_trace_output_set_cut; NULL when nothing stopped (or
+ * out of memory, said on stderr). comm_map: local -> global communicator ids. */
+hp_trace_cut *hp_mpi_trace_cut_agree(MPI_Comm comm, int rank, int size,
+                                     const uint32_t *comm_map, uint32_t ncomm_map);
+
+/* Collective, after the trace was written with the cut: rank 0 appends every rank's
+ * dropped range and counts to summary.txt and says them on stderr. */
+void hp_mpi_trace_cut_report(const hp_trace_cut *cut, MPI_Comm comm, int rank, int size);
 
 #endif

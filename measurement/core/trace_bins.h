@@ -20,8 +20,8 @@
  * which go into a reserve held back in the share's last bin (up to HP_BINS_EVENT_RESERVE
  * slots), so the trace stays balanced. The stop is marked by an Enter and a Leave of
  * the stop region at its time, and in hp_trace_bins_stats (time, events and messages
- * dropped). Each buffer stops on its own: a message whose other half was recorded on a
- * location that stopped earlier or later stays without its partner.
+ * dropped). Each buffer stops on its own; an MPI job's ranks then agree at finalize on a
+ * consistent cut across their buffers (measurement/finalize/trace_cut.h).
  *
  * Records are slots of the trace buffer's format (hp_trace_event, trace_buffer.h): an
  * event is its hp_trace_slots(kind) slots; a sample is sample_slots slots whose first

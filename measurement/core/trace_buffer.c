@@ -24,6 +24,7 @@
 static size_t chunk_limit = 2;
 static hp_region *flush_region;
 static hp_region *stop_region;   /* marks where an adaptive buffer's events stopped */
+static hp_region *dropped_region; /* marks the events left out by an MPI job's cut */
 static _Atomic unsigned spill_serial;
 static uint64_t adaptive_bytes;  /* > 0: HP_TRACE_ADAPTIVE, each location's buffer */
 static uint64_t adaptive_period; /* ns between samples at the start frequency */
@@ -41,7 +42,14 @@ int hp_trace_setup(uint64_t total_memory)
                                     HP_ROLE_ARTIFICIAL);
     stop_region = hp_region_define("TRACE EVENTS STOPPED", "", -1, HP_PARADIGM_USER,
                                    HP_ROLE_ARTIFICIAL);
-    return flush_region != NULL && stop_region != NULL ? 0 : -1;
+    dropped_region = hp_region_define("TRACE EVENTS DROPPED", "", -1, HP_PARADIGM_USER,
+                                      HP_ROLE_ARTIFICIAL);
+    return flush_region != NULL && stop_region != NULL && dropped_region != NULL ? 0 : -1;
+}
+
+uint32_t hp_trace_dropped_region(void)
+{
+    return dropped_region != NULL ? dropped_region->id : 0;
 }
 
 void hp_trace_set_buffer(uint64_t bytes, bool adaptive, uint64_t start_period)

@@ -65,6 +65,10 @@ void hp_trace_set_event_share(unsigned percent);
 /* True in adaptive mode (HP_TRACE_ADAPTIVE=true with tracing on). */
 bool hp_trace_adaptive(void);
 
+/* Local id of the region TRACE EVENTS DROPPED, which marks the range an MPI job's
+ * consistent cut left out (measurement/finalize/trace_cut.h). */
+uint32_t hp_trace_dropped_region(void);
+
 /* Adaptive mode with samples in traces (before the first event): a sample record takes
  * slots slots (1..16), and rearm(arg, period_ns) re-arms the location's timer when its
  * buffer halves the frequency; arg is the location's hp_trace_buffer. Samples go in with

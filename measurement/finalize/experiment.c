@@ -724,6 +724,23 @@ static void write_profile_in(const char *dir, const hp_profile *p, const char *s
         hp_warn("%s", notes[i]);
 }
 
+void hp_experiment_append_summary(const char *text)
+{
+    char path[PATH_SIZE];
+    if (directory[0] == '\0' ||
+        snprintf(path, sizeof(path), "%s/summary.txt", directory) >= (int)sizeof(path))
+        return;
+    int fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+    FILE *f = fd >= 0 ? fdopen(fd, "a") : NULL;
+    if (f == NULL && fd >= 0)
+        close(fd);
+    int rc = f != NULL && fputs(text, f) >= 0 ? 0 : -1;
+    if (f != NULL && fclose(f) != 0)
+        rc = -1;
+    if (rc < 0)
+        cannot_write(path);
+}
+
 void hp_experiment_write_profile(const hp_profile *p, const char *suffix)
 {
     if (suffix[0] == '\0') /* the whole job's profile */

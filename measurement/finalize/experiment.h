@@ -43,6 +43,10 @@ int hp_experiment_build(hp_profile_data *d);
  * directory (created first if there is none yet). Problems go to stderr. */
 void hp_experiment_write_profile(const hp_profile *p, const char *suffix);
 
+/* Appends text to the job's summary.txt, written before (rank 0, e.g. what the trace
+ * left out, known only once it was written). Says on stderr when it cannot. */
+void hp_experiment_append_summary(const char *text);
+
 /* Marks what is written from now on as cut short: text (e.g. "interrupted by signal 15
  * (SIGTERM) at 2.5 s") goes into summary.txt and the Cube file. */
 void hp_experiment_set_interrupted(const char *text);

@@ -12,10 +12,17 @@
 #include "measurement/core/location.h"
 #include "measurement/core/timer.h"
 #include "measurement/finalize/trace_contexts.h"
+#include "measurement/finalize/trace_cut.h"
 #include "util/log.h"
 
 static hp_trace_host_clock host_clock;
 static bool host_clock_set;
+static hp_trace_cut *job_cut; /* the job's consistent cut, NULL = none */
+
+void hp_trace_output_set_cut(hp_trace_cut *cut)
+{
+    job_cut = cut;
+}
 
 void hp_trace_output_set_host_clock(const hp_trace_host_clock *c)
 {
@@ -74,6 +81,7 @@ static hp_location **locations_in_order(size_t *count)
 
 typedef struct mapped_reader {
     hp_trace_reader reader;
+    hp_trace_cut_filter cut;
     const uint32_t *region_map;
     const uint32_t *comm_map;
     uint32_t ncomms;
@@ -111,7 +119,7 @@ static void map_sample(mapped_reader *m, const hp_trace_event *e, hp_trace_event
 static int next_mapped(void *ctx, const hp_trace_event **events, size_t *n)
 {
     mapped_reader *m = ctx;
-    int rc = hp_trace_reader_next(&m->reader, events, n);
+    int rc = hp_trace_cut_filter_next(&m->cut, events, n);
     if (rc != 1 || (m->region_map == NULL && m->comm_map == NULL && !m->samples))
         return rc; /* serial without samples: as they are */
     if (*n > m->copy_capacity) {
@@ -193,6 +201,7 @@ int hp_trace_output_locations(hp_trace_writer *w, int rank, const uint32_t *regi
             m.reader = (hp_trace_reader){ &locs[i]->trace, NULL, -1, NULL, NULL };
             rc = -1;
         }
+        hp_trace_cut_filter_init(&m.cut, job_cut, &m.reader, hp_trace_dropped_region());
         char err[512];
         uint64_t id = (uint64_t)rank << 32 | locs[i]->id;
         if (locs[i]->trace.bins != NULL)
@@ -206,6 +215,7 @@ int hp_trace_output_locations(hp_trace_writer *w, int rank, const uint32_t *regi
             counts[i] = (uint64_t)written;
         }
         hp_trace_reader_close(&m.reader);
+        hp_trace_cut_filter_release(&m.cut);
         free(m.copy);
     }
     free(locs);

@@ -58,6 +58,11 @@ int hp_trace_output_locations(hp_trace_writer *w, int rank, const uint32_t *regi
                               const uint32_t *comm_map, uint32_t ncomms,
                               const hp_trace_tree *tree, uint64_t *counts);
 
+/* The job's consistent cut (trace_cut.h) for hp_trace_output_locations to apply; NULL
+ * = none. The caller keeps it. */
+struct hp_trace_cut;
+void hp_trace_output_set_cut(struct hp_trace_cut *cut);
+
 /* The whole trace of a serial program into directory. */
 void hp_trace_output_serial(const char *directory, const hp_profile *p);
 

@@ -122,3 +122,20 @@ profile_visits() {
           if ($3 > 0) v[p[n] " " loc] += $3 }
         END { for (k in v) printf "%s %d\n", k, v[k] }' | LC_ALL=C sort
 }
+
+# trace_covers DIR NLOC: every location's samples in DIR/traces.otf2 reach from its first
+# second to within 2 sampling periods of its end, at least 100 each, NLOC locations
+# (sample_span.py: loc n first last end gap; its output kept in DIR.span)
+trace_covers() {
+    $PY "$HP_SRCDIR/test/tools/sample_span.py" "$1/traces.otf2" > "$1.span" &&
+        unsanitized awk -F'\t' -v want="$2" '{ n++; if ($2 < 100 || $3 >= 1 || $4 <= $5 - 1 || $6 > 2) bad = 1 }
+                                             END { exit bad || n != want }' "$1.span"
+}
+
+# trace_matched DIR: otf2check.py (hybrid samples allowed) passes on DIR/traces.otf2 and
+# every send it saw is matched (its report kept in DIR.check)
+trace_matched() {
+    $PY "$HP_SRCDIR/test/tools/otf2check.py" --allow-hybrid-samples "$1/traces.otf2" > "$1.check" &&
+        grep -Eq 'p2p: ([0-9]+) sends, \1 receives, \1 matched pairs' "$1.check" &&
+        ! grep -q unmatched "$1.check"
+}

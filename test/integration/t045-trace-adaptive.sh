@@ -6,8 +6,9 @@
 # and the Leaves of the 3 regions open at the stop go into the reserve, so the trace is
 # balanced: exactly 31654 events. Threads: every location has its own buffer. An MPI
 # ring with work between the messages in a 512 KiB buffer: MPI and region events stop
-# alike at the share on each rank, marked; the messages kept are matched, and with those
-# left out (summary.txt) make 1000 per direction on rank 0. HP_TRACE_EVENT_SHARE=25 gives
+# alike at the share on each rank, the job's cut (at the earliest stop) is marked by
+# TRACE EVENTS DROPPED on each; the messages kept are matched, and with those left out
+# (summary.txt's cut lines) make 1000 per direction on rank 0. HP_TRACE_EVENT_SHARE=25 gives
 # the events 15 of the 63 bins; 0 is refused.
 . "$HP_SRCDIR/test/integration/lib.sh"
 plan 18
@@ -57,12 +58,12 @@ check "MPI: otf2check.py passes (balanced, every send matched)" $OTF2CHECK mpi/t
 otf2-print mpi/traces.otf2 | awk '$1 == "MPI_SEND" || $1 == "MPI_RECV" { n[$1 " " $2]++ }
     END { for (k in n) print k, n[k] }' | LC_ALL=C sort > mpi-events.txt
 kept0=$(awk '$2 == 0 { n += $3 } END { print n + 0 }' mpi-events.txt)
-lost0=$(sed -n 's/.*HP_TRACE_ADAPTIVE: events stopped.* (\([0-9]*\) messages) left out.*/\1/p' mpi/summary.txt)
+lost0=$(sed -n 's/^  rank 0: .* left out: [0-9]* events, \([0-9]*\) messages$/\1/p' mpi/summary.txt)
 check "MPI: rank 0's messages kept ($kept0) and left out (${lost0:-none}) make 2000" \
     test "$kept0" -lt 2000 -a $((kept0 + ${lost0:-0})) -eq 2000
-check "MPI: each rank's events stop at its share, marked once (Enter and Leave) on each" \
-    test "$(otf2-print mpi/traces.otf2 | awk '/TRACE EVENTS STOPPED/ { n[$2]++ } END { for (k in n) print k, n[k] }' | LC_ALL=C sort | tr '\n' ' ')" = "0 2 4294967296 2 "
-after=$(otf2-print mpi/traces.otf2 | awk '/ENTER .*TRACE EVENTS STOPPED/ { stopped[$2] = 1; next }
+check "MPI: the events stop at the job's cut, marked once (Enter and Leave) on each rank" \
+    test "$(otf2-print mpi/traces.otf2 | awk '/TRACE EVENTS DROPPED/ { n[$2]++ } END { for (k in n) print k, n[k] }' | LC_ALL=C sort | tr '\n' ' ')" = "0 2 4294967296 2 "
+after=$(otf2-print mpi/traces.otf2 | awk '/ENTER .*TRACE EVENTS DROPPED/ { stopped[$2] = 1; next }
     $1 == "ENTER" && stopped[$2] { n++ } END { print n + 0 }')
 leaves=$(otf2-print mpi/traces.otf2 | grep -c 'ENTER.*Region: "leaf"')
 check "MPI: no Enter after the stop ($after), leaf() recorded only before it ($leaves of 20000)" \

@@ -5,31 +5,23 @@
 # more. At 10 kHz in 256 KiB and 1 MiB buffers: every rank has samples from its first to
 # its last second, the last one within 2 sampling periods (of its final frequency) of
 # its end; events stop at their share (always with 256K; with 1M only if the run is long
-# enough), marked once per rank by TRACE EVENTS STOPPED with no Enter after it, or else
-# every round is kept; every kept message is matched (otf2check.py). Without
+# enough), and the job's cut at the earliest stop is marked once per rank by TRACE
+# EVENTS DROPPED with no Enter after it, or else every round is kept; every kept message
+# is matched (otf2check.py). Without
 # HP_TRACE_ADAPTIVE the same run uses the adaptive buffer (numbered samples, no flush;
 # HP_TRACE_ADAPTIVE=false the flushing one); with sampling off tracing uses the flushing
 # buffer as before and keeps every message.
 . "$HP_SRCDIR/test/integration/lib.sh"
 plan 22
-OTF2CHECK="$PY $HP_SRCDIR/test/tools/otf2check.py --allow-hybrid-samples"
-SPAN="$PY $HP_SRCDIR/test/tools/sample_span.py"
 SAMPLES="$PY $HP_SRCDIR/test/tools/trace_samples.py"
 HYBRID="HP_ENABLE_TRACING=true HP_SAMPLING_FREQUENCY=10000"
 
-# covers DIR: every rank's samples reach from its first second to its last, the last
-# within 2 periods of its end (sample_span.py: loc n first last end gap)
-covers() {
-    $SPAN "$1/traces.otf2" > "$1.span" &&
-        unsanitized awk -F'\t' '{ n++; if ($2 < 100 || $3 >= 1 || $4 <= $5 - 1 || $6 > 2) bad = 1 }
-                                END { exit bad || n != 2 }' "$1.span"
-}
-# stops DIR ROUNDS: per rank "stopped" (TRACE EVENTS STOPPED once, no Enter after it) or
+# stops DIR ROUNDS: per rank "stopped" (TRACE EVENTS DROPPED once, no Enter after it) or
 # "complete" (ROUNDS sends); prints the two words
 stops() {
     otf2-print "$1/traces.otf2" | unsanitized awk -v rounds="$2" '
-        $1 == "ENTER" && /"TRACE EVENTS STOPPED"/ { marks[$2]++; stopped[$2] = 1; next }
-        $1 == "LEAVE" && /"TRACE EVENTS STOPPED"/ { marks[$2]++; next }
+        $1 == "ENTER" && /"TRACE EVENTS DROPPED"/ { marks[$2]++; stopped[$2] = 1; next }
+        $1 == "LEAVE" && /"TRACE EVENTS DROPPED"/ { marks[$2]++; next }
         $1 == "ENTER" && stopped[$2] { after[$2]++ }
         $1 == "MPI_SEND" { sends[$2]++; locs[$2] = 1 }
         END { for (l in locs) print l, (marks[l] == 2 && !after[l]) ? "stopped" :
@@ -43,12 +35,6 @@ numbered() {
         unsanitized awk -F'\t' -v want="$2" '{ n++; if (($5 ~ /^[0-9]+$/) != (want == "yes")) bad = 1 }
                                             END { exit bad || n == 0 }' "$1.samples"
 }
-# matched DIR: otf2check.py passes and every send it saw is matched
-matched() {
-    $OTF2CHECK "$1/traces.otf2" > "$1.check" &&
-        grep -Eq 'p2p: ([0-9]+) sends, \1 receives, \1 matched pairs' "$1.check" &&
-        ! grep -q unmatched "$1.check"
-}
 
 check "build pingpong_compute.c with hp-instrument mpicc" \
     hp-instrument mpicc -O1 -o pp "$PROGRAMS/mpi/pingpong_compute.c"
@@ -58,9 +44,9 @@ for size in 256K 1M; do
     check "$size: the run succeeds" grep -q '^rounds=' a$size.out
     rounds=$(sed -n 's/^rounds=//p' a$size.out)
     check "$size: samples on both ranks from the first second to within 2 periods of the end" \
-        covers a$size
-    check "$size: every kept message matched (otf2check.py)" matched a$size
-    check_eq "$size: each rank's events stopped at its share (marked once, nothing entered after)" \
+        trace_covers a$size 2
+    check "$size: every kept message matched (otf2check.py)" trace_matched a$size
+    check_eq "$size: events stopped at their share, the cut marked once per rank, nothing entered after" \
         "stopped stopped" "$(stops a$size "$rounds")"
     check "$size: no flush" sh -c "! otf2-print a$size/traces.otf2 | grep -q 'TRACE BUFFER FLUSH'"
     check "$size: the stop is said in summary.txt, with the events and messages left out" \
@@ -74,7 +60,7 @@ timeout 120 env $HYBRID HP_TRACE_BUFFER=256K HP_EXPERIMENT_DIRECTORY=def \
 check "default: hp.config says HP_TRACE_ADAPTIVE=true" grep -qx HP_TRACE_ADAPTIVE=true def/hp.config
 check "default: no flush (nothing said, no TRACE BUFFER FLUSH)" sh -c \
     "! grep -q 'flushed to disk' def.err && ! otf2-print def/traces.otf2 | grep -q 'TRACE BUFFER FLUSH'"
-check "default: samples cover the run on both ranks" covers def
+check "default: samples cover the run on both ranks" trace_covers def 2
 # numbered samples: only the adaptive buffer gives them their "sample number" (column 5)
 check "default: every sample carries its number (the adaptive buffer)" numbered def yes
 timeout 120 env $HYBRID HP_TRACE_ADAPTIVE=false HP_TRACE_BUFFER=256K \
@@ -89,5 +75,5 @@ rounds=$(sed -n 's/^rounds=//p' nos.out)
 check "sampling off: hp.config says HP_TRACE_ADAPTIVE=false (the flushing buffer)" \
     grep -qx HP_TRACE_ADAPTIVE=false nos/hp.config
 check_eq "sampling off: every round kept on both ranks" "complete complete" "$(stops nos "${rounds:-x}")"
-check "sampling off: every message matched" matched nos
+check "sampling off: every message matched" trace_matched nos
 finish

@@ -2,10 +2,12 @@
  * Cube4 (.cubex) profile writer. It checks the profile's invariants, builds anchor.xml in
  * memory (metrics, regions, the call tree as nested <cnode>s, the system tree machine ->
  * node -> process -> thread), then writes a ustar archive to "<path>.tmp": anchor.xml
- * first, then per metric a sparse <id>.index and its <id>.data (values streamed straight
- * from the profile, one row per stored call-tree position), and renames it into place.
+ * first, then per metric a sparse <id>.index listing every call-tree position and its
+ * <id>.data (values streamed straight from the profile, one row per position), and
+ * renames it into place.
  *
- * The format rules it follows, and why, are in doc/formats/CUBE4-OTF2.md §1-4. The
+ * The format rules it follows, and why, are in doc/formats/CUBE4-OTF2.md §1-4 and
+ * doc/formats/cube-reader-rules.md. The
  * ones that silently corrupt data when broken: no tar member may have a size that is a
  * non-zero multiple of 512; CubeLib reads anchor.xml with a hand-written scanner (literal
  * root tag, no comments); sparse index rows are positions in the metric's call-tree
@@ -579,37 +581,16 @@ static const unsigned char *metric_row(const hp_profile *p, const hp_profile_met
     return (const unsigned char *)m->values + (size_t)cnode * p->nlocations * VALUE_SIZE;
 }
 
-static bool row_is_zero(const hp_profile *p, const hp_profile_metric *m, uint32_t cnode)
+/* Every metric stores a row for every call path, zeros included, in enumeration order:
+ * strict readers rely on it (doc/formats/cube-reader-rules.md). pycubexr builds the
+ * row of a call path missing from the index from the type of the stored values, which
+ * fails for MAXDOUBLE and MINDOUBLE values; CubeLib fills the gaps itself. Dense
+ * rows cost ncnodes x nlocations x 8 bytes per metric, which a profile affords. */
+static size_t select_rows(cube_writer *w)
 {
-    const unsigned char *row = metric_row(p, m, cnode);
-    for (size_t l = 0; l < p->nlocations; l++) {
-        if (m->dtype == HP_DTYPE_UINT64) {
-            uint64_t v;
-            memcpy(&v, row + l * VALUE_SIZE, sizeof v);
-            if (v != 0)
-                return false;
-        } else {
-            double v;
-            memcpy(&v, row + l * VALUE_SIZE, sizeof v);
-            if (v != 0.0)
-                return false;
-        }
-    }
-    return true;
-}
-
-/* Fills w->rows with the enumeration positions whose row is non-zero somewhere,
- * ascending; at least one (pycubexr asserts a non-empty index). Returns the count. */
-static size_t select_rows(cube_writer *w, const hp_profile_metric *m)
-{
-    const uint32_t *order = enumeration(w, m);
-    size_t n = 0;
     for (size_t pos = 0; pos < w->p->ncnodes; pos++)
-        if (!row_is_zero(w->p, m, cnode_at(order, pos)))
-            w->rows[n++] = (uint32_t)pos;
-    if (n == 0)
-        w->rows[n++] = 0;
-    return n;
+        w->rows[pos] = (uint32_t)pos;
+    return w->p->ncnodes;
 }
 
 /* ------------------------------------------------------------------ tar output */
@@ -718,7 +699,7 @@ static int write_archive(cube_writer *w, const strbuf *anchor)
     if (write_member(w, "anchor.xml", anchor->buf, anchor->len) < 0)
         return -1;
     for (size_t i = 0; i < w->p->nmetrics; i++) {
-        size_t nrows = select_rows(w, &w->p->metrics[i]);
+        size_t nrows = select_rows(w);
         if (write_index(w, i, nrows) < 0 || write_data(w, i, nrows) < 0)
             return -1;
     }

@@ -102,12 +102,16 @@ expect_fail() {
 
 # Every profile a test wrote must meet the rules of the strictest Cube readers
 # (doc/formats/cube-reader-rules.md), checked when the test finishes: cubecheck.py
-# --reader-rules on each .cubex under $WORK, and CubeLib's cube_dump where it is
-# installed. A test that writes a broken profile on purpose names it (a find -path
-# pattern relative to $WORK) in HP_READER_RULES_EXEMPT. A failure adds one "not ok".
+# --reader-rules on each .cubex under $WORK that hpmeasure wrote (its anchor.xml, the
+# first member, names hpmeasure as the Creator; the broken files that tests make by
+# hand do not), and CubeLib's cube_dump where it is installed. A test that makes
+# hpmeasure write a broken profile on purpose names it (a find -path pattern relative
+# to $WORK) in HP_READER_RULES_EXEMPT. A failure adds one "not ok".
 reader_rules() {
-    find "$WORK" -name '*.cubex' -type f ! -path "$WORK/${HP_READER_RULES_EXEMPT:-.none}" \
-        | LC_ALL=C sort > "$WORK/reader-rules.list"
+    find "$WORK" -name '*.cubex' -type f ! -path "$WORK/${HP_READER_RULES_EXEMPT:-.none}" |
+        LC_ALL=C sort | while read -r f; do
+            head -c 4096 "$f" | grep -aq '<attr key="Creator" value="hpmeasure' && echo "$f"
+        done > "$WORK/reader-rules.list"
     n=$(wc -l < "$WORK/reader-rules.list")
     [ "$n" -gt 0 ] || return 0
     if ! xargs $CUBECHECK --reader-rules < "$WORK/reader-rules.list" \

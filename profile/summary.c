@@ -284,16 +284,19 @@ static void value_header(const report_ctx *c, const char *what, char *buf, size_
 }
 
 /* The value columns' words, and the flags of the percentage columns. */
+static bool metric_is_max(const report_ctx *c)
+{
+    return c->metric->dtype == HP_DTYPE_MAXDOUBLE;
+}
+
 static const char *own_word(const report_ctx *c)
 {
-    return metric_is_sum(c) ? "excl"
-           : c->metric->dtype == HP_DTYPE_MAXDOUBLE ? "max" : "min";
+    return metric_is_sum(c) ? "excl" : metric_is_max(c) ? "max" : "min";
 }
 
 static const char *subtree_word(const report_ctx *c)
 {
-    return metric_is_sum(c) ? "incl"
-           : c->metric->dtype == HP_DTYPE_MAXDOUBLE ? "subtree max" : "subtree min";
+    return metric_is_sum(c) ? "incl" : metric_is_max(c) ? "subtree max" : "subtree min";
 }
 
 static unsigned percent_flags(const report_ctx *c)
@@ -407,9 +410,8 @@ static hp_table *flat_table_new(const report_ctx *c)
         (!metric_is_sum(c) &&
          hp_table_set_note(t, "(%s is a %s per call path and thread, not a sum: a region's "
                               "value is the %s over its call paths, with no percentages)",
-                           c->metric->uniq_name,
-                           c->metric->dtype == HP_DTYPE_MAXDOUBLE ? "maximum" : "minimum",
-                           c->metric->dtype == HP_DTYPE_MAXDOUBLE ? "largest" : "smallest"))) {
+                           c->metric->uniq_name, metric_is_max(c) ? "maximum" : "minimum",
+                           metric_is_max(c) ? "largest" : "smallest"))) {
         hp_table_free(t);
         return NULL;
     }
@@ -457,8 +459,7 @@ static hp_table *tree_table_new(const report_ctx *c)
                  scope(c, s, sizeof(s)), c->o->max_depth, c->o->min_percent);
     else
         snprintf(title, sizeof(title), "Call tree (%s; to depth %d; %s per call path)",
-                 scope(c, s, sizeof(s)), c->o->max_depth,
-                 c->metric->dtype == HP_DTYPE_MAXDOUBLE ? "maximum" : "minimum");
+                 scope(c, s, sizeof(s)), c->o->max_depth, metric_is_max(c) ? "maximum" : "minimum");
     value_header(c, own_word(c), excl, sizeof(excl));
     value_header(c, subtree_word(c), incl, sizeof(incl));
     hp_table *t = hp_table_new("calltree", title);

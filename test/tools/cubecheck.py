@@ -32,8 +32,9 @@ PYCUBEXR_DTYPES = {"CHAR", "COMPLEX", "DOUBLE", "FLOAT", "INT", "INT16", "INT32"
 PYCUBEXR_TYPES = {"INCLUSIVE", "EXCLUSIVE"}
 # pycubexr (like CubeLib) refuses UINT64 values above this unless told otherwise.
 UINT64_READABLE_MAX = 0xFFFFFFFFFFFFFBFF
-# pycubexr parses the call tree recursively, one or two Python frames a level, under
-# Python's default recursion limit of 1000.
+# pycubexr builds the call tree recursively (one Python frame a level) and converts
+# inclusive/exclusive values recursively (two frames a level), under Python's default
+# recursion limit of 1000 frames.
 RECURSIVE_READER_DEPTH = 480
 
 # dtype -> (struct code per element or None, byte size)   [cubew_services.c, CubeMetric.cpp]
@@ -316,7 +317,7 @@ def run(a, path, rep):
     ncn = len(allc)
     depth = max_depth(roots)
     if depth > RECURSIVE_READER_DEPTH:
-        rep.W("R7: the call tree is %d levels deep: pycubexr parses it recursively and fails at "
+        rep.W("R7: the call tree is %d levels deep: pycubexr walks it recursively and fails at "
               "Python's default recursion limit beyond about %d levels (HP_PROFILING_MAX_DEPTH "
               "or HP_PROFILING_RECURSION=collapse keep a tree readable)"
               % (depth, RECURSIVE_READER_DEPTH))

@@ -6,7 +6,7 @@
 . "$HP_SRCDIR/test/integration/lib.sh"
 . "$PROGRAMS/mpi/mpi-lib.sh"
 export HP_OVERHEAD_BUDGET=0
-plan 10
+plan 11
 
 # field N of the score row whose region column (from column 91) is NAME
 row() {
@@ -42,4 +42,6 @@ check_eq "recursion_depth: max and subtree max, no percentages, and why" \
     "$(grep -E '^ +visits|^\(recursion_depth' depth.txt | sed 's/^ *//; s/  */ /g' | tr '\n' '|' | sed 's/|$//')"
 check_eq "dive's flat row: 1001 visits, recursion depth 1000" "1001 1000.000000 1000.000000 dive" \
     "$(awk '$NF == "dive" && NF == 4 { print $1, $2, $3, $4; exit }' depth.txt)"
+check_eq "CSV: the flat profile of a maximum has no percentage columns" "visits,excl,incl,region" \
+    "$(hp-report exp --metric recursion_depth --format csv | sed -n '/^# flat/{n;p;q}')"
 finish

@@ -12,6 +12,7 @@
  */
 #include "summary.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -261,16 +262,46 @@ static char *call_path(const hp_profile *p, size_t cnode, bool with_root)
     return s;
 }
 
+/* Sums (visits, time, counters) add up over call paths and threads, so they have
+ * exclusive and inclusive values and shares of the total. A maximum or minimum
+ * (recursion_depth, min_time) has neither: its columns are a call path's own value and
+ * the extreme over its subtree, with no percentages. */
+static bool metric_is_sum(const report_ctx *c)
+{
+    return c->metric->dtype == HP_DTYPE_UINT64 || c->metric->dtype == HP_DTYPE_DOUBLE;
+}
+
 /* Text for the metric's value columns: "excl (s)" for time, "excl (occ)" for visits. */
 static void value_header(const report_ctx *c, const char *what, char *buf, size_t len)
 {
-    const char *uom = c->metric->uom;
+    const char *uom = metric_is_sum(c) ? c->metric->uom : ""; /* no room next to "subtree max" */
     if (strcmp(uom, "sec") == 0)
         uom = "s";
     if (*uom == '\0')
         snprintf(buf, len, "%s", what);
     else
         snprintf(buf, len, "%s (%s)", what, uom);
+}
+
+/* The value columns' words, and the flags of the percentage columns. */
+static bool metric_is_max(const report_ctx *c)
+{
+    return c->metric->dtype == HP_DTYPE_MAXDOUBLE;
+}
+
+static const char *own_word(const report_ctx *c)
+{
+    return metric_is_sum(c) ? "excl" : metric_is_max(c) ? "max" : "min";
+}
+
+static const char *subtree_word(const report_ctx *c)
+{
+    return metric_is_sum(c) ? "incl" : metric_is_max(c) ? "subtree max" : "subtree min";
+}
+
+static unsigned percent_flags(const report_ctx *c)
+{
+    return metric_is_sum(c) ? 0 : HP_COL_NOWHERE;
 }
 
 static hp_cell_kind value_kind(const report_ctx *c)
@@ -341,14 +372,20 @@ static int region_totals(const report_ctx *c, region_total *t)
     bool *outermost = hp_profile_outermost(p);
     if (outermost == NULL)
         return -1;
+    hp_metric_dtype dt = c->metric->dtype;
+    double none = dt == HP_DTYPE_MINDOUBLE ? INFINITY : 0;
     for (size_t r = 0; r < p->nregions; r++)
-        t[r] = (region_total){ (uint32_t)r, 0, 0, 0 };
+        t[r] = (region_total){ (uint32_t)r, 0, none, none };
     for (size_t n = 0; n < p->ncnodes; n++) {
         region_total *rt = &t[p->cnodes[n].region];
         rt->visits += c->visits.excl[n];
-        rt->excl += c->view.excl[n];
+        rt->excl = combine(dt, rt->excl, c->view.excl[n]);
         if (outermost[n])
-            rt->incl += c->view.incl[n];
+            rt->incl = combine(dt, rt->incl, c->view.incl[n]);
+    }
+    for (size_t r = 0; r < p->nregions; r++) { /* a region on no call path: 0 */
+        t[r].excl = isinf(t[r].excl) ? 0 : t[r].excl;
+        t[r].incl = isinf(t[r].incl) ? 0 : t[r].incl;
     }
     free(outermost);
     return 0;
@@ -357,18 +394,24 @@ static int region_totals(const report_ctx *c, region_total *t)
 static hp_table *flat_table_new(const report_ctx *c)
 {
     char title[160], s[32], excl[48], incl[48];
-    snprintf(title, sizeof(title), "Flat profile (%s, by exclusive %s)", scope(c, s, sizeof(s)),
-             c->metric->uniq_name);
-    value_header(c, "excl", excl, sizeof(excl));
-    value_header(c, "incl", incl, sizeof(incl));
+    snprintf(title, sizeof(title), "Flat profile (%s, by %s %s)", scope(c, s, sizeof(s)),
+             metric_is_sum(c) ? "exclusive" : own_word(c), c->metric->uniq_name);
+    value_header(c, own_word(c), excl, sizeof(excl));
+    value_header(c, subtree_word(c), incl, sizeof(incl));
     hp_table *t = hp_table_new("flat", title);
     hp_cell_kind k = value_kind(c);
+    unsigned pf = percent_flags(c);
     if (t == NULL || hp_table_add_column(t, "visits", "visits", HP_CELL_UINT, 14, "", 0) ||
         hp_table_add_column(t, "excl", excl, k, 12, " ", 0) ||
-        hp_table_add_column(t, "excl_percent", "excl %", HP_CELL_PERCENT, 7, " ", 0) ||
+        hp_table_add_column(t, "excl_percent", "excl %", HP_CELL_PERCENT, 7, " ", pf) ||
         hp_table_add_column(t, "incl", incl, k, 12, " ", 0) ||
-        hp_table_add_column(t, "incl_percent", "incl %", HP_CELL_PERCENT, 7, " ", 0) ||
-        hp_table_add_column(t, "region", "region", HP_CELL_TEXT, 0, "  ", 0)) {
+        hp_table_add_column(t, "incl_percent", "incl %", HP_CELL_PERCENT, 7, " ", pf) ||
+        hp_table_add_column(t, "region", "region", HP_CELL_TEXT, 0, "  ", 0) ||
+        (!metric_is_sum(c) &&
+         hp_table_set_note(t, "(%s is a %s per call path and thread, not a sum: a region's "
+                              "value is the %s over its call paths, with no percentages)",
+                           c->metric->uniq_name, metric_is_max(c) ? "maximum" : "minimum",
+                           metric_is_max(c) ? "largest" : "smallest"))) {
         hp_table_free(t);
         return NULL;
     }
@@ -411,18 +454,23 @@ fail:
 static hp_table *tree_table_new(const report_ctx *c)
 {
     char title[200], s[32], excl[48], incl[48];
-    snprintf(title, sizeof(title), "Call tree (%s; to depth %d, paths >= %g%% of the total)",
-             scope(c, s, sizeof(s)), c->o->max_depth, c->o->min_percent);
-    value_header(c, "excl", excl, sizeof(excl));
-    value_header(c, "incl", incl, sizeof(incl));
+    if (metric_is_sum(c))
+        snprintf(title, sizeof(title), "Call tree (%s; to depth %d, paths >= %g%% of the total)",
+                 scope(c, s, sizeof(s)), c->o->max_depth, c->o->min_percent);
+    else
+        snprintf(title, sizeof(title), "Call tree (%s; to depth %d; %s per call path)",
+                 scope(c, s, sizeof(s)), c->o->max_depth, metric_is_max(c) ? "maximum" : "minimum");
+    value_header(c, own_word(c), excl, sizeof(excl));
+    value_header(c, subtree_word(c), incl, sizeof(incl));
     hp_table *t = hp_table_new("calltree", title);
     hp_cell_kind k = value_kind(c);
+    unsigned pf = percent_flags(c);
     if (t == NULL || hp_table_add_column(t, "cnode", NULL, HP_CELL_UINT, 0, "", HP_COL_DATA_ONLY) ||
         hp_table_add_column(t, "depth", NULL, HP_CELL_UINT, 0, "", HP_COL_DATA_ONLY) ||
         hp_table_add_column(t, "visits", "visits", HP_CELL_UINT, 14, "", 0) ||
         hp_table_add_column(t, "incl", incl, k, 12, " ", 0) ||
         hp_table_add_column(t, "excl", excl, k, 12, " ", 0) ||
-        hp_table_add_column(t, "incl_percent", "incl %", HP_CELL_PERCENT, 7, " ", 0) ||
+        hp_table_add_column(t, "incl_percent", "incl %", HP_CELL_PERCENT, 7, " ", pf) ||
         hp_table_add_column(t, "name", "call path", HP_CELL_TEXT, 0, "  ", HP_COL_TEXT_ONLY) ||
         hp_table_add_column(t, "path", NULL, HP_CELL_TEXT, 0, "", HP_COL_DATA_ONLY)) {
         hp_table_free(t);
@@ -455,7 +503,8 @@ static hp_table *call_tree(const report_ctx *c)
 {
     const hp_profile *p = c->p;
     size_t max_depth = c->o->max_depth < 0 ? 0 : (size_t)c->o->max_depth;
-    double min_value = c->o->min_percent / 100.0 * c->total;
+    /* A share of a maximum means nothing: every path is shown for those. */
+    double min_value = metric_is_sum(c) ? c->o->min_percent / 100.0 * c->total : -INFINITY;
     size_t *depth = calloc(p->ncnodes, sizeof(size_t));
     hp_table *t = tree_table_new(c);
     if (depth == NULL || t == NULL)

@@ -25,7 +25,10 @@ typedef enum hp_cell_kind {
 
 typedef enum hp_column_flags {
     HP_COL_TEXT_ONLY = 1U << 0, /* shown in text, left out of CSV / JSON */
-    HP_COL_DATA_ONLY = 1U << 1  /* in CSV / JSON only */
+    HP_COL_DATA_ONLY = 1U << 1, /* in CSV / JSON only */
+    /* in no output: a column that does not fit the table's metric (a percentage of a
+     * maximum), kept so that the rows keep one layout for every metric */
+    HP_COL_NOWHERE = HP_COL_TEXT_ONLY | HP_COL_DATA_ONLY
 } hp_column_flags;
 
 typedef struct hp_table_column {

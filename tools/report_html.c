@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 
 #include "cube_reader.h"
+#include "profile/summary.h"
 #include "report.h"
 #include "report_html_page.h"
 #include "report_score.h"
@@ -119,6 +120,67 @@ static void write_metric(FILE *out, const hp_profile *p, const hp_profile_metric
     fputs("]}", out);
 }
 
+/* One table of the text report as {"key","title","columns":[[header,kind]...],"rows":
+ * [[cell...]...]}: the page shows the same numbers as `hp-report`. */
+static void write_table(FILE *out, const hp_table *t)
+{
+    static const char *const kinds[] = { [HP_CELL_UINT] = "uint", [HP_CELL_INT] = "int",
+                                         [HP_CELL_REAL] = "real", [HP_CELL_PERCENT] = "percent",
+                                         [HP_CELL_RATIO] = "ratio", [HP_CELL_TEXT] = "text" };
+    fputs("{\"key\":", out);
+    json_string(out, t->key);
+    fputs(",\"title\":", out);
+    json_string(out, t->title);
+    fputs(",\"columns\":[", out);
+    const char *sep = "";
+    for (size_t c = 0; c < t->ncols; c++) {
+        if (t->cols[c].flags & HP_COL_DATA_ONLY)
+            continue;
+        fprintf(out, "%s[", sep);
+        json_string(out, t->cols[c].header ? t->cols[c].header : t->cols[c].key);
+        fprintf(out, ",\"%s\"]", kinds[t->cols[c].kind]);
+        sep = ",";
+    }
+    fputs("],\"rows\":[", out);
+    for (size_t r = 0; r < t->nrows; r++) {
+        fputs(r ? ",\n[" : "\n[", out);
+        sep = "";
+        for (size_t c = 0; c < t->ncols; c++) {
+            const hp_table_cell *cell = hp_table_cell_at(t, r, c);
+            if (t->cols[c].flags & HP_COL_DATA_ONLY)
+                continue;
+            fputs(sep, out);
+            sep = ",";
+            switch (t->cols[c].kind) {
+            case HP_CELL_UINT: fprintf(out, "%" PRIu64, cell->u); break;
+            case HP_CELL_INT: fprintf(out, "%" PRId64, cell->i); break;
+            case HP_CELL_TEXT: json_string(out, cell->s); break;
+            default: json_double(out, cell->d); break;
+            }
+        }
+        fputc(']', out);
+    }
+    fputs("]}", out);
+}
+
+/* The counters' split into MPI and application, and the derived metrics, per rank, as
+ * the text report has them; empty lists when the profile has no counters. */
+static void write_counter_tables(FILE *out, const hp_profile *p)
+{
+    hp_table_list tables = { NULL, 0 };
+    if (hp_report_counter_table(p, NULL, &tables) != 0 ||
+        hp_report_derived_table(p, NULL, &tables) != 0)
+        hp_table_list_release(&tables); /* out of memory: the page says "no counters" */
+    fputs("\"tables\":[", out);
+    for (size_t i = 0; i < tables.n; i++) {
+        if (i)
+            fputs(",\n", out);
+        write_table(out, tables.tables[i]);
+    }
+    fputs("],\n", out);
+    hp_table_list_release(&tables);
+}
+
 static void write_json(FILE *out, const hp_profile *p, const hp_score_type *types,
                        const char *source, bool has_trace)
 {
@@ -130,6 +192,7 @@ static void write_json(FILE *out, const hp_profile *p, const hp_score_type *type
     write_regions(out, p, types);
     write_cnodes(out, p);
     write_locations(out, p);
+    write_counter_tables(out, p);
     fputs("\"metrics\":[", out);
     for (size_t m = 0; m < p->nmetrics; m++) {
         if (m)

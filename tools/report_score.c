@@ -214,11 +214,16 @@ static void score_process(const hp_profile *p, hp_score *s, const hp_profile_met
         trace += loc_trace;
         buffer += round_up(loc_trace, HP_SCORE_TRACE_PAGE_BYTES) + HP_SCORE_TRACE_PAGE_BYTES;
     }
+    uint64_t type_bytes[HP_SCORE_NTYPES] = { 0 };
     for (uint32_t r = 0; r < p->nregions; r++) {
         s->regions[r].trace_bytes += region_bytes[r];
         if (region_bytes[r] > s->regions[r].max_buf)
             s->regions[r].max_buf = region_bytes[r];
+        type_bytes[s->regions[r].type] += region_bytes[r];
     }
+    for (int t = 0; t < HP_SCORE_NTYPES; t++)
+        if (type_bytes[t] > s->type_max_buf[t])
+            s->type_max_buf[t] = type_bytes[t];
     s->process_trace_bytes[proc] = trace;
     s->process_profile_bytes[proc] = profile;
     if (buffer > s->max_trace_buffer)
@@ -249,12 +254,13 @@ static void add_row(hp_score_row *sum, const hp_score_row *row)
     sum->visits += row->visits;
     sum->time_excl += row->time_excl;
     sum->trace_bytes += row->trace_bytes;
-    sum->max_buf += row->max_buf; /* an upper bound: the largest shares may be on different processes */
     sum->cnodes += row->cnodes;
 }
 
 /* Type and overall rows. Inclusive time of a type is not a sum of its regions (they
- * nest), so only ALL gets one: the root's. */
+ * nest), so only ALL gets one: the root's. max_buf is not a sum either: a row's max_buf
+ * is the largest trace one process writes for the row's regions (score_process), so
+ * no type row exceeds ALL, whatever process each region peaks on. */
 static void sum_types(const hp_profile *p, hp_score *s)
 {
     for (int t = 0; t < HP_SCORE_NTYPES; t++)
@@ -264,6 +270,8 @@ static void sum_types(const hp_profile *p, hp_score *s)
         add_row(&s->types[s->regions[r].type], &s->regions[r]);
         add_row(&s->all, &s->regions[r]);
     }
+    for (int t = 0; t < HP_SCORE_NTYPES; t++)
+        s->types[t].max_buf = s->type_max_buf[t];
     s->all.max_buf = 0;
     for (size_t proc = 0; proc < p->nprocesses; proc++)
         if (s->process_trace_bytes[proc] > s->all.max_buf)
@@ -428,7 +436,10 @@ int hp_score_write_table(FILE *out, const hp_score *s, const char *source)
             rc |= write_row(out, s, type_names[row->type], row, p->regions[order[i]].name);
     }
     rc |= fprintf(out, "\nUSR: user code; COM: user code on a call path to MPI/OpenMP; "
-                       "ART: measurement/artificial regions; time is exclusive.\n") < 0;
+                       "ART: measurement/artificial regions; time is exclusive.\n"
+                       "max_buf: the largest trace one process writes for the row's regions "
+                       "(ALL: all regions, so no row exceeds it; a type: its regions together, "
+                       "on one process); trace: all processes together.\n") < 0;
     free(order);
     return rc ? -1 : 0;
 }

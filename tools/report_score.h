@@ -60,7 +60,7 @@ typedef struct hp_score_row {
     double time_excl;     /* seconds */
     double time_incl;     /* seconds, outermost calls only (recursion counted once) */
     uint64_t trace_bytes; /* all processes */
-    uint64_t max_buf;     /* the largest share of one process */
+    uint64_t max_buf;     /* the largest trace of one process for this row's regions */
     uint64_t cnodes;      /* call paths that end in this region */
 } hp_score_row;
 
@@ -70,6 +70,7 @@ typedef struct hp_score {
     hp_score_row types[HP_SCORE_NTYPES];
     hp_score_row all;
     uint64_t *process_trace_bytes;   /* per process: events only */
+    uint64_t type_max_buf[HP_SCORE_NTYPES]; /* per type: the largest process's trace */
     uint64_t *process_profile_bytes; /* per process: call trees, regions, fixed */
     uint64_t max_trace_buffer;       /* largest process: events rounded to pages */
     uint64_t max_profile_bytes;      /* largest process */

@@ -3,8 +3,11 @@
  * table of report_site.c, an SVG plot puts every group (user or application, in a
  * period) that counted instructions at its instruction rate per rank (x) and MPI share
  * (y), as the accounting paper's figure does: groups low on the right compute well,
- * groups high on the left wait in MPI. No script, no network, no other file.
+ * groups high on the left wait in MPI. With no such group (no instruction counter on
+ * the machine) the plot and the text above it say so. No script, no network, no other
+ * file.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -24,6 +27,27 @@ static void html_text(FILE *out, const char *s)
         default: fputc(*s, out);
         }
     }
+}
+
+/* Number of groups that counted instructions, i.e. the points of the plot. */
+static size_t plotted_groups(const hp_table *t)
+{
+    size_t n = 0;
+    for (size_t r = 0; r < t->nrows; r++)
+        n += t->cells[r * t->ncols + HP_SITE_COL_INSTR_JOBS].u > 0;
+    return n;
+}
+
+/* An empty plot says why it is empty, inside the plot and in the text above it. */
+static const char no_data[] =
+    "No data to plot: no job counted instructions (HP_METRIC_PERF=instructions or "
+    "HP_METRIC_PAPI=PAPI_TOT_INS), as on a machine without an instruction counter, "
+    "such as most virtual machines. The table below has the jobs' other numbers.";
+
+static void write_no_data(FILE *out)
+{
+    fprintf(out, "<text class='nodata' x='%d' y='%d' text-anchor='middle' fill='#a94442'>"
+                 "No data: no job counted instructions</text>\n", PLOT_W / 2, PLOT_H / 2);
 }
 
 /* The largest instruction rate of the plotted groups (1 when none, to keep the axis). */
@@ -106,10 +130,16 @@ void hp__report_site_html(FILE *out, const hp_table *t, const char *by)
           "td,th{border:1px solid #ccc;padding:2px 6px}</style></head><body>\n", out);
     fprintf(out, "<h1>Jobs by %s</h1>\n<p>MPI share against instruction rate per rank, one "
                  "point per %s and period that counted instructions.</p>\n", by, by);
+    bool empty = plotted_groups(t) == 0;
+    if (empty)
+        fprintf(out, "<p class='nodata' id='nodata'>%s</p>\n", no_data);
     fprintf(out, "<svg xmlns='http://www.w3.org/2000/svg' width='%d' height='%d'>\n", PLOT_W,
             PLOT_H);
     write_axes(out, xmax);
-    write_points(out, t, xmax);
+    if (empty)
+        write_no_data(out);
+    else
+        write_points(out, t, xmax);
     fputs("</svg>\n", out);
     write_table(out, t);
     fputs("</body></html>\n", out);

@@ -104,8 +104,10 @@ static const config_var config_vars[] = {
       "full. See doc/sampling.md." },
     { "HP_PROFILING_MAX_DEPTH", VAR_UINT, "0", FIELD(profiling_max_depth),
       "Deepest call path recorded (main is depth 1), 0 = no limit. Calls below it get no "
-      "call path of their own: their time and visits stay with the path at the limit, and "
-      "summary.txt says how many there were (deep recursion in a bounded tree)." },
+      "call path of their own: their time stays in the path at the limit as its own "
+      "(exclusive) time, as with Score-P's SCOREP_PROFILING_MAX_CALLPATH_DEPTH; their visits "
+      "are not counted in the tree, and summary.txt says how many there were (deep "
+      "recursion in a bounded tree)." },
     { "HP_PROFILING_RECURSION", VAR_CHOICE, "keep", FIELD(profiling_recursion),
       "keep: every level of a recursion is a call path of its own; collapse: a recursive "
       "call (direct or through other functions) counts as a visit of the outermost call "

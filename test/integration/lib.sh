@@ -100,7 +100,41 @@ expect_fail() {
     fi
 }
 
+# Every profile a test wrote must meet the rules of the strictest Cube readers
+# (doc/formats/cube-reader-rules.md), checked when the test finishes: cubecheck.py
+# --reader-rules on each .cubex under $WORK that hpmeasure wrote (its anchor.xml, the
+# first member, names hpmeasure as the Creator; the broken files that tests make by
+# hand do not), and CubeLib's cube_dump where it is installed. A test that makes
+# hpmeasure write a broken profile on purpose names it (a find -path pattern relative
+# to $WORK) in HP_READER_RULES_EXEMPT. A failure adds one "not ok".
+reader_rules() {
+    find "$WORK" -name '*.cubex' -type f ! -path "$WORK/${HP_READER_RULES_EXEMPT:-.none}" |
+        LC_ALL=C sort | while read -r f; do
+            head -c 4096 "$f" | grep -aq '<attr key="Creator" value="hpmeasure' && echo "$f"
+        done > "$WORK/reader-rules.list"
+    n=$(wc -l < "$WORK/reader-rules.list")
+    [ "$n" -gt 0 ] || return 0
+    if ! xargs $CUBECHECK --reader-rules < "$WORK/reader-rules.list" \
+            > "$WORK/reader-rules.out" 2>&1; then
+        not_ok "the $n profiles this test wrote meet the Cube reader rules"
+        grep -v ' PASS ' "$WORK/reader-rules.out" | sed 's/^/# /' | head -20
+        return 0
+    fi
+    if command -v cube_dump > /dev/null 2>&1; then
+        while read -r f; do
+            if ! unsanitized cube_dump "$f" > /dev/null 2> "$WORK/reader-rules.err"; then
+                not_ok "CubeLib's cube_dump reads $f"
+                sed 's/^/# /' "$WORK/reader-rules.err" | head -10
+                return 0
+            fi
+        done < "$WORK/reader-rules.list"
+        echo "# CubeLib's cube_dump reads the $n profile(s)"
+    fi
+    echo "# $n profile(s) meet the Cube reader rules"
+}
+
 finish() {
+    reader_rules
     [ "$hp_failed" -eq 0 ]
     exit $?
 }

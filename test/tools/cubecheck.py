@@ -6,10 +6,13 @@ CubeSparseIndex.cpp, Cube.cpp) and the CubeW 4.8.2 writer (cubew_metric.c,
 cubew_tar_writing.c), see doc/formats/CUBE4-OTF2.md. Copied from the project's
 shared tools (test/data/SOURCES.md).
 
-    python3 cubecheck.py [--values] [--tree] FILE.cubex
+    python3 cubecheck.py [--values] [--tree] [--reader-rules] FILE.cubex...
 
 E = CubeLib/CubeGUI would reject or misread the file, W = suspicious / other
 readers (pycubexr) would fail, I = info.  Exit 0 = no errors, 1 = errors.
+--reader-rules makes the rules of the strictest readers (pycubexr, which Extra-P
+uses, and CubeLib) errors; they are what hpmeasure's writer promises, listed in
+doc/formats/cube-reader-rules.md (R1..R7 there and in the messages).
 """
 import argparse
 import io
@@ -18,6 +21,21 @@ import struct
 import sys
 import zlib
 import xml.etree.ElementTree as ET
+
+# The dtypes pycubexr knows (its METRIC_FORMATS); a metric with another one fails its
+# Metric() assertion, and so does a metric type other than these two.
+PYCUBEXR_DTYPES = {"CHAR", "COMPLEX", "DOUBLE", "FLOAT", "INT", "INT16", "INT32", "INT64",
+                   "INT8", "INTEGER", "MAXDOUBLE", "MINDOUBLE", "RATE", "SHORT INT",
+                   "SIGNED INT", "SIGNED INTEGER", "SIGNED SHORT INT", "TAU_ATOMIC", "UINT16",
+                   "UINT32", "UINT64", "UINT8", "UNSIGNED INT", "UNSIGNED INTEGER",
+                   "UNSIGNED SHORT INT"}
+PYCUBEXR_TYPES = {"INCLUSIVE", "EXCLUSIVE"}
+# pycubexr (like CubeLib) refuses UINT64 values above this unless told otherwise.
+UINT64_READABLE_MAX = 0xFFFFFFFFFFFFFBFF
+# pycubexr builds the call tree recursively (one Python frame a level) and converts
+# inclusive/exclusive values recursively (two frames a level), under Python's default
+# recursion limit of 1000 frames.
+RECURSIVE_READER_DEPTH = 480
 
 # dtype -> (struct code per element or None, byte size)   [cubew_services.c, CubeMetric.cpp]
 DTYPES = {
@@ -40,12 +58,17 @@ LOC_TYPES = {"thread", "accelerator stream", "metric", "cpu thread", "gpu", "met
 
 
 class Rep(object):
-    def __init__(self):
+    def __init__(self, strict=False):
         self.items = []
+        self.strict = strict
 
     def E(self, m): self.items.append(("ERROR", m))
     def W(self, m): self.items.append(("WARN", m))
     def I(self, m): self.items.append(("INFO", m))
+
+    def R(self, rule, m):
+        """A reader rule (cube-reader-rules.md): an error under --reader-rules."""
+        (self.E if self.strict else self.W)("%s: %s" % (rule, m))
 
     def n(self, lv): return sum(1 for l, _ in self.items if l == lv)
 
@@ -127,21 +150,29 @@ def check_order(parent, expected, rep, what):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("cubex")
+    ap.add_argument("cubex", nargs="+")
     ap.add_argument("--values", action="store_true", help="print per-metric totals")
     ap.add_argument("--tree", action="store_true", help="print call tree")
+    ap.add_argument("--reader-rules", action="store_true",
+                    help="the strict readers' rules (doc/formats/cube-reader-rules.md) are errors")
     a = ap.parse_args()
-    rep = Rep()
-    status = run(a, rep)
-    for lv, m in rep.items:
-        print("%-5s %s" % (lv, m))
-    ne, nw = rep.n("ERROR"), rep.n("WARN")
-    print("SUMMARY: %s  errors=%d warnings=%d" % ("PASS" if ne == 0 else "FAIL", ne, nw))
-    sys.exit(1 if ne else status)
+    failed = 0
+    for path in a.cubex:
+        rep = Rep(a.reader_rules)
+        status = run(a, path, rep)
+        prefix = path + ": " if len(a.cubex) > 1 else ""
+        for lv, m in rep.items:
+            if len(a.cubex) == 1 or lv != "INFO":
+                print("%s%-5s %s" % (prefix, lv, m))
+        ne, nw = rep.n("ERROR"), rep.n("WARN")
+        print("%sSUMMARY: %s  errors=%d warnings=%d" % (prefix, "PASS" if ne == 0 else "FAIL",
+                                                       ne, nw))
+        failed += 1 if ne or status else 0
+    sys.exit(1 if failed else 0)
 
 
-def run(a, rep):
-    raw = open(a.cubex, "rb").read()
+def run(a, path, rep):
+    raw = open(path, "rb").read()
     # ------------------------------------------------------------ tar layer
     if raw[:2] == b"\x1f\x8b":
         rep.W(".cubex is gzip-compressed as a whole: pycubexr can open it, CubeLib cannot")
@@ -217,6 +248,11 @@ def run(a, rep):
             if mtype == "INCLUSIVE" and dt in ("MINDOUBLE", "MAXDOUBLE", "TAU_ATOMIC"):
                 rep.E("metric %d: dtype %s is not allowed for INCLUSIVE metrics (cubew rejects it)"
                       % (mid, dt))
+            if mtype not in PYCUBEXR_TYPES:
+                rep.R("R2", "metric %d: type %s; pycubexr knows only INCLUSIVE and EXCLUSIVE"
+                      % (mid, mtype))
+            if dt not in PYCUBEXR_DTYPES:
+                rep.R("R2", "metric %d: dtype %r is not one pycubexr reads" % (mid, dt))
             if mtype in DERIVED and m.find("cubepl") is None:
                 rep.E("metric %d: derived metric without <cubepl> expression" % mid)
             metrics[mid] = dict(id=mid, type=mtype, dtype=dt, uniq=uniq,
@@ -279,6 +315,12 @@ def run(a, rep):
         rep.W("cnode ids are not in depth-first pre-order (legal; data rows follow tree "
               "position, not id)")
     ncn = len(allc)
+    depth = max_depth(roots)
+    if depth > RECURSIVE_READER_DEPTH:
+        rep.W("R7: the call tree is %d levels deep: pycubexr walks it recursively and fails at "
+              "Python's default recursion limit beyond about %d levels (HP_PROFILING_MAX_DEPTH "
+              "or HP_PROFILING_RECURSION=collapse keep a tree readable)"
+              % (depth, RECURSIVE_READER_DEPTH))
     rep.I("program: %d regions, %d cnodes, %d root(s), max depth %d"
           % (len(regions), ncn, len(roots), max_depth(roots)))
 
@@ -391,11 +433,18 @@ def run(a, rep):
                 rep.E("%s: index entry %d >= number of cnodes %d" % (iname, idx[-1], ncn))
             if n == 0:
                 rep.W("%s: empty sparse index (pycubexr asserts non-empty)" % iname)
+            if idx != list(range(ncn)):
+                why = ("pycubexr builds a missing path's row from the values' numpy type, "
+                       "which %s values lack ('MaxValues' object has no attribute 'dtype')"
+                       % m["dtype"] if m["dtype"] in ("MAXDOUBLE", "MINDOUBLE") else
+                       "readers must fill the gaps themselves")
+                rep.R("R1", "%s lists %d of the %d call paths: %s" % (iname, n, ncn, why))
         elif fmt == 3:
             if len(ib) != 18:
                 rep.E("%s: dense index must be exactly 18 bytes, is %d" % (iname, len(ib)))
             idx = list(range(ncn))
-            rep.W("%s: DENSE index: CubeLib ok, pycubexr cannot read it (expects a count)" % iname)
+            rep.R("R1", "%s: DENSE index: CubeLib ok, pycubexr cannot read it (expects a count)"
+                  % iname)
         else:
             rep.E("%s: index format byte %d (1 = sparse, 3 = dense)" % (iname, fmt))
             continue
@@ -431,6 +480,10 @@ def run(a, rep):
         else:
             rep.E("%s: bad marker %r" % (dname, db[:11]))
             continue
+        if len(payload) > len(idx) * rowbytes:
+            rep.R("R3", "%s: %d bytes after the %d rows of %d %s values: pycubexr reads them as "
+                  "more rows" % (dname, len(payload) - len(idx) * rowbytes, len(idx), L,
+                                 m["dtype"]))
         if len(payload) != len(idx) * rowbytes:
             (rep.E if len(payload) < len(idx) * rowbytes else rep.W)(
                 "%s: payload %d bytes != rows(%d) * locations(%d) * sizeof(%s)=%d%s"
@@ -443,6 +496,11 @@ def run(a, rep):
                                                      sorted(allc, key=lambda c: int(c.get("id"))))
         if code is not None:
             vals = struct.unpack(end + "%d%s" % (len(payload) // esz, code), payload)
+            if code == "Q" and any(v > UINT64_READABLE_MAX for v in vals):
+                rep.R("R4", "metric %d (%s): UINT64 values above %#x, which CubeLib and "
+                      "pycubexr refuse by default" % (mid, m["uniq"], UINT64_READABLE_MAX))
+            if code == "d" and any(v != v or v in (float("inf"), float("-inf")) for v in vals):
+                rep.R("R4", "metric %d (%s): NaN or infinite values" % (mid, m["uniq"]))
             bycn = {}
             for r, pos in enumerate(idx):
                 cn = order[pos] if pos < len(order) else None

@@ -40,10 +40,12 @@ check "build pingpong_compute.c with hp-instrument mpicc" \
     hp-instrument mpicc -O1 -o pp "$PROGRAMS/mpi/pingpong_compute.c"
 # at least as many rounds as fill the events' share (about 800 in 256K, 3300 in 1M)
 for run in 256K:1500 1M:3500; do
-    size=${run%:*} rounds=${run#*:}
+    size=${run%:*} least=${run#*:}
     timeout 300 env HP_ENABLE_TRACING=true HP_SAMPLING_FREQUENCY=10000 HP_TRACE_BUFFER=$size \
-        HP_EXPERIMENT_DIRECTORY=c$size mpiexec -n 2 ./pp 3 $rounds > c$size.out 2> c$size.err
-    check "$size: the run succeeds with $rounds rounds" grep -qx "rounds=$rounds" c$size.out
+        HP_EXPERIMENT_DIRECTORY=c$size mpiexec -n 2 ./pp 3 $least > c$size.out 2> c$size.err
+    # 3 s or $least rounds, whichever is more: a quiet machine does more rounds in 3 s
+    rounds=$(sed -n 's/^rounds=//p' c$size.out)
+    check "$size: the run succeeds with at least $least rounds" test "${rounds:-0}" -ge "$least"
     check "$size: samples on both ranks from the first second to within 2 periods of the end" \
         trace_covers c$size 2
     check "$size: every kept message matched (otf2check.py)" trace_matched c$size
@@ -61,10 +63,12 @@ done
 # Sampling off: the flushing buffer, no cut, nothing dropped, every message matched.
 timeout 300 env HP_ENABLE_TRACING=true HP_TRACE_BUFFER=256K HP_EXPERIMENT_DIRECTORY=nos \
     mpiexec -n 2 ./pp 3 1500 > nos.out 2> nos.err
+rounds=$(sed -n 's/^rounds=//p' nos.out)
 check "sampling off: no cut, nothing marked, every message matched" \
     sh -c "! grep -q 'Trace cut' nos/summary.txt && ! otf2-print nos/traces.otf2 | grep -q 'TRACE EVENTS DROPPED'"
 check "sampling off: every message matched" trace_matched nos
-check_eq "sampling off: all 3000 message events of each rank kept" "3000 3000" \
+check_eq "sampling off: all message events of each rank kept (2 per round)" \
+    "$((2 * ${rounds:-0})) $((2 * ${rounds:-0}))" \
     "$(otf2-print nos/traces.otf2 | awk '$1 == "MPI_SEND" || $1 == "MPI_RECV" { n[$2]++ }
         END { print n[0] + 0, n[4294967296] + 0 }')"
 finish

@@ -1,0 +1,132 @@
+#!/bin/sh
+# hp-report timeline (issue 25, items 3 and 5): an experiment's OTF2 trace as
+# Chrome/Perfetto trace-event JSON, read back by test/tools/trace_event_check.py (the
+# format's fields per phase, slices nested per track, one start and one finish per flow,
+# each inside a slice of its track, stack frames, track and process names). On real runs
+# (serial calltree.c, 4-thread threads.c, 4-rank traffic.c, sampled busy_paths.c):
+# slices per region and track = the trace's Enter events (otf2-print) = the profile's
+# visits; flows = the 24 messages of traffic.c; instants = the trace's samples. The
+# second reader, the otf2 Python bindings (otf2_second_reader.py), agrees with
+# otf2-print on every event type and location of every trace here, and its visits equal
+# the profile's. Thinning (loop.c, 100000 calls): at most 10 short slices per track and
+# 1/2000 of the run, every MPI call kept, kept + dropped = read; --no-thinning keeps all.
+# Bad input gives exit status 2 and a message naming it.
+. "$HP_SRCDIR/test/integration/lib.sh"
+. "$PROGRAMS/mpi/mpi-lib.sh"
+plan 43
+TECHECK="$PY $HP_SRCDIR/test/tools/trace_event_check.py"
+READER2="$PY $HP_SRCDIR/test/tools/otf2_second_reader.py"
+
+# other FIELD FILE.json: a number of the JSON's otherData
+other() {
+    $PY -c 'import json, sys; print(json.load(open(sys.argv[2]))["otherData"][sys.argv[1]])' "$1" "$2"
+}
+
+# timeline_matches NAME EXP [PER_RANK]: the JSON of EXP (no thinning) passes the checker,
+# its slices are the trace's Enter events and the profile's visits, and the second reader
+# agrees with otf2-print and the profile. 4 test points.
+timeline_matches() {
+    check "$1: timeline JSON written" hp-report timeline "$2" --no-thinning -o "$1.json"
+    $TECHECK --counts "$1.json" > "$1.counts" 2> "$1.err"
+    check "$1: trace-event checker passes" test $? -eq 0 -a ! -s "$1.err"
+    trace_enters "$2/traces.otf2" > "$1.enters"
+    profile_visits "$2/profile.cubex" ${3:-} > "$1.visits"
+    check "$1: slices per region and track = otf2-print's Enters = profile visits" \
+        sh -c "tail -n +2 $1.counts | diff -u $1.enters - && diff -u $1.visits $1.enters"
+    $READER2 --enters "$2/traces.otf2" > "$1.py-enters"
+    check "$1: python3-otf2 agrees with otf2-print, its visits with the profile" \
+        sh -c "$READER2 $2/traces.otf2 && diff -u $1.visits $1.py-enters"
+}
+
+# --- serial, threads
+check "build calltree.c" hp-instrument gcc -O1 -o calltree "$PROGRAMS/calltree.c"
+HP_ENABLE_TRACING=true HP_EXPERIMENT_DIRECTORY=exp check "run with tracing" ./calltree
+timeline_matches serial exp
+check_eq "serial: one process, one track" "tracks 1, processes 1" \
+    "$(head -1 serial.counts | cut -d, -f1,2)"
+
+check "build threads.c" hp-instrument gcc -O1 -pthread -o threads "$PROGRAMS/threads.c"
+HP_ENABLE_TRACING=true HP_EXPERIMENT_DIRECTORY=thr check "run threads with tracing" ./threads
+timeline_matches threads thr
+check_eq "threads: one process, a track per location of the trace" \
+    "tracks $(otf2-print -G thr/traces.otf2 | grep -c '^LOCATION '), processes 1" \
+    "$(head -1 threads.counts | cut -d, -f1,2)"
+
+# --- 4 ranks with messages
+check "build traffic.c" hp-instrument mpicc -O1 -o traffic "$PROGRAMS/mpi/traffic.c"
+check "traffic.c on 4 ranks with tracing" mpirun4 HP_ENABLE_TRACING=true HP_EXPERIMENT_DIRECTORY=mpi ./traffic
+timeline_matches mpi mpi 1
+check_eq "mpi: 4 processes (ranks), 4 tracks" "tracks 4, processes 4" \
+    "$(head -1 mpi.counts | cut -d, -f1,2)"
+check_eq "mpi: 24 flow arrows, one per message (otf2check: 24 matched pairs)" "24 24 0 0" \
+    "$(sed -n 's/.*flows \([0-9]*\)$/\1/p' mpi.counts) $(other messages mpi.json) \
+$(other unmatched_sends mpi.json) $(other unmatched_receives mpi.json)"
+check_eq "mpi: flow starts sit on the senders' MPI calls, finishes on the receivers'" "24 24" \
+    "$($PY -c '
+import json, sys
+d = json.load(open("mpi.json"))["traceEvents"]
+mpi = {}
+for e in d:
+    if e["ph"] == "X" and e["cat"] == "mpi":
+        mpi.setdefault((e["pid"], e["tid"]), []).append((e["ts"], e["ts"] + e["dur"]))
+n = {"s": 0, "f": 0}
+for e in d:
+    if e["ph"] in "sf" and any(a <= e["ts"] <= b for a, b in mpi[(e["pid"], e["tid"])]):
+        n[e["ph"]] += 1
+print(n["s"], n["f"])')"
+
+# --- samples
+check "build busy_paths.c with --nocompiler" \
+    hp-instrument --nocompiler gcc -O1 -g -o busy "$PROGRAMS/sampling/busy_paths.c"
+HP_ENABLE_TRACING=true HP_SAMPLING_FREQUENCY=1000 HP_EXPERIMENT_DIRECTORY=smp \
+    check "run with tracing and sampling at 1 kHz" ./busy 200
+check "samples: timeline JSON written" hp-report timeline smp --no-thinning -o smp.json
+check "samples: trace-event checker passes (stack frames resolve)" $TECHECK smp.json
+nsamples=$(otf2-print smp/traces.otf2 | grep -c '^CALLING_CONTEXT_SAMPLE')
+check_eq "samples: one instant per CallingContextSample ($nsamples), none lost" \
+    "$nsamples $nsamples" "$(sed -n 's/.*instants \([0-9]*\),.*/\1/p' last.out) $(other samples smp.json)"
+check "samples: a sample's stack frame chain is a busy path" $PY -c '
+import json
+d = json.load(open("smp.json"))
+fr = d["stackFrames"]
+def path(f):
+    names = []
+    while f is not None:
+        names.insert(0, fr[str(f)]["name"]); f = fr[str(f)].get("parent")
+    return "/".join(names)
+paths = {path(e["sf"]) for e in d["traceEvents"] if e["ph"] == "i"}
+assert any(p.endswith("main/rounds/outer/spin_deep") for p in paths), paths'
+check "samples: python3-otf2 agrees with otf2-print" $READER2 smp/traces.otf2
+
+# --- thinning
+check "build loop.c" hp-instrument gcc -O1 -o loop "$PROGRAMS/loop.c"
+HP_OVERHEAD_BUDGET=0 HP_ENABLE_TRACING=true HP_EXPERIMENT_DIRECTORY=big \
+    check "run loop.c with tracing" ./loop
+check "thinned timeline written (default rule)" hp-report timeline big -o big.json
+check "thinned: checker passes and the stated rule holds" $TECHECK --thinning big.json
+visits=$(otf2-print big/traces.otf2 | grep -c '^ENTER ')
+check_eq "thinned: visits read = the trace's Enters; kept + dropped = read" \
+    "$visits $visits" "$(other region_visits big.json) \
+$(($(other slices big.json) + $(other dropped big.json)))"
+check "thinned: far fewer slices than visits (rule at most 10 per bin and track)" \
+    test "$(other slices big.json)" -lt $((visits / 4))
+check "thinned: the rule is stated in otherData" sh -c \
+    "grep -q '\"thinning\":\"per track, the run is cut into 2000 bins' big.json"
+hp-report timeline mpi --max-per-bin 1 -o mpi1.json
+check_eq "thinned to 1 per bin: every MPI call and all 24 messages kept" \
+    "$(awk '/^MPI_/ { n += $3 } END { print n }' mpi.enters) 24" \
+    "$($PY -c 'import json; d = json.load(open("mpi1.json"))["traceEvents"]
+print(sum(e["ph"] == "X" and e["cat"] == "mpi" for e in d), sum(e["ph"] == "s" for e in d))')"
+check "--no-thinning keeps all $visits" sh -c \
+    "hp-report timeline big --no-thinning -o all.json && test \$($TECHECK all.json | sed 's/.*slices \([0-9]*\),.*/\1/') -eq $visits"
+check "big: python3-otf2 agrees with otf2-print" $READER2 big/traces.otf2
+
+# --- bad input
+expect_fail "no trace in the experiment: named, with the fix" \
+    "nodir: No such file|has no traces.otf2 \(run with HP_ENABLE_TRACING=true" \
+    sh -c 'mkdir -p notrace && hp-report timeline notrace -o x.json'
+expect_fail "a file that is not OTF2: named" "serial.json: not an OTF2 archive" \
+    hp-report timeline serial.json -o x.json
+expect_fail "a bad --format: named with the accepted ones" "--format 'svg': expected json or html" \
+    hp-report timeline exp --format svg -o x.svg
+finish

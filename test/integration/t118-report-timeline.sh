@@ -10,10 +10,11 @@
 # otf2-print on every event type and location of every trace here, and its visits equal
 # the profile's. Thinning (loop.c, 100000 calls): at most 10 short slices per track and
 # 1/2000 of the run, every MPI call kept, kept + dropped = read; --no-thinning keeps all.
+# A trace in the calling-context layout (CallingContextEnter/Leave) converts the same way.
 # Bad input gives exit status 2 and a message naming it.
 . "$HP_SRCDIR/test/integration/lib.sh"
 . "$PROGRAMS/mpi/mpi-lib.sh"
-plan 43
+plan 46
 TECHECK="$PY $HP_SRCDIR/test/tools/trace_event_check.py"
 READER2="$PY $HP_SRCDIR/test/tools/otf2_second_reader.py"
 
@@ -98,6 +99,45 @@ paths = {path(e["sf"]) for e in d["traceEvents"] if e["ph"] == "i"}
 assert any(p.endswith("main/rounds/outer/spin_deep") for p in paths), paths'
 check "samples: python3-otf2 agrees with otf2-print" $READER2 smp/traces.otf2
 
+# --- the calling-context layout (issue 25 item 1: traces written with sampling on use
+# CallingContextEnter/Leave instead of Enter/Leave): a small archive written with the
+# otf2 Python bindings, main > work x 3 with a sample of main > work > leaf in each.
+cat > cc.py <<'PY'
+import sys
+import otf2
+with otf2.writer.open(sys.argv[1], timer_resolution=1000000000) as trace:
+    d = trace.definitions
+    grp = d.location_group("Process", system_tree_parent=d.system_tree_node("machine"))
+    w = trace.event_writer_from_location(d.location("Master thread", group=grp))
+    scl = d.source_code_location("x.c", 1)
+    main = d.calling_context(d.region("main"), scl, parent=None)
+    work = d.calling_context(d.region("work"), scl, parent=main)
+    leaf = d.calling_context(d.region("leaf"), scl, parent=work)
+    gen = d.interrupt_generator("timer", otf2.InterruptGeneratorMode.TIME, otf2.Base.DECIMAL, 0, 1000000)
+    w.calling_context_enter(1000, main, 1)
+    for t in (1010, 1035, 1060):
+        w.calling_context_enter(t, work, 1)
+        w.calling_context_sample(t + 5, leaf, 2, gen)
+        w.calling_context_leave(t + 15, work)
+    w.calling_context_leave(1085, main)
+PY
+$PY cc.py ccx
+hp-report timeline ccx --no-thinning -o cc.json
+check_eq "calling-context trace: slices main 1, work 3 (the Python reader's visits), 3 samples" \
+    "tracks 1, processes 1, slices 4, instants 3, flows 0
+$($READER2 --enters ccx/traces.otf2)" "$($TECHECK --counts cc.json)"
+check_eq "calling-context trace: work from 10 to 25 ns, a sample's path is main/work/leaf" \
+    "0.010 0.015 main/work/leaf" "$($PY -c '
+import json
+d = json.load(open("cc.json"))
+fr, ev = d["stackFrames"], d["traceEvents"]
+w = [e for e in ev if e.get("name") == "work"][0]
+s = [e for e in ev if e["ph"] == "i"][0]
+names, f = [], str(s["sf"])
+while f in fr:
+    names.insert(0, fr[f]["name"]); f = str(fr[f].get("parent"))
+print("%.3f %.3f %s" % (w["ts"], w["dur"], "/".join(names)))')"
+
 # --- thinning
 check "build loop.c" hp-instrument gcc -O1 -o loop "$PROGRAMS/loop.c"
 HP_OVERHEAD_BUDGET=0 HP_ENABLE_TRACING=true HP_EXPERIMENT_DIRECTORY=big \
@@ -120,6 +160,15 @@ print(sum(e["ph"] == "X" and e["cat"] == "mpi" for e in d), sum(e["ph"] == "s" f
 check "--no-thinning keeps all $visits" sh -c \
     "hp-report timeline big --no-thinning -o all.json && test \$($TECHECK all.json | sed 's/.*slices \([0-9]*\),.*/\1/') -eq $visits"
 check "big: python3-otf2 agrees with otf2-print" $READER2 big/traces.otf2
+
+# --- the checker itself rejects what a viewer would draw wrongly
+printf '%s\n' '{"traceEvents":[{"ph":"M","name":"thread_name","pid":1,"tid":1,"args":{"name":"t"}},' \
+    '{"ph":"X","name":"a","pid":1,"tid":1,"ts":0,"dur":10},{"ph":"X","name":"b","pid":1,"tid":1,"ts":5,"dur":10},' \
+    '{"ph":"s","name":"m","cat":"c","id":1,"pid":1,"tid":1,"ts":1},{"ph":"X","pid":1,"tid":1,"ts":1}]}' > bad.json
+$TECHECK bad.json > bad.out
+check_eq "checker: a partly overlapping slice, a flow without finish, a slice without name and dur, no process name" \
+    "1 1 1 1" "$(grep -c '^error: nesting: track (1, 1): b' bad.out) $(grep -c '^error: flows: flow id 1 has 1 starts and 0 finishes' bad.out) \
+$(grep -c '^error: fields: event 4 (ph X) lacks' bad.out) $(grep -c '^error: metadata: process 1 has events but no process_name' bad.out)"
 
 # --- bad input
 expect_fail "no trace in the experiment: named, with the fix" \

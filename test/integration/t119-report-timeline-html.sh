@@ -10,7 +10,7 @@
 # HP_UPDATE_SCREENSHOT=1 writes it to $HP_SRCDIR/doc/hp-timeline.png for doc/tracing.md.
 . "$HP_SRCDIR/test/integration/lib.sh"
 . "$PROGRAMS/mpi/mpi-lib.sh"
-plan 14
+plan 15
 
 # chrome NAME ARGS... : headless Chromium with a fresh profile directory and no network
 # services; stderr (with the page's console) goes to NAME.err.
@@ -44,6 +44,9 @@ assert len(d["tracks"]) == 4 and len(d["msgs"]) == 5 * 24, (len(d["tracks"]), le
 check "build threads.c" hp-instrument gcc -O1 -pthread -o threads "$PROGRAMS/threads.c"
 HP_ENABLE_TRACING=true HP_EXPERIMENT_DIRECTORY=thr ./threads > /dev/null 2>&1
 hp-report timeline thr --format html -o thr.html
+check "python3-otf2 reads both traces as otf2-print does" sh -c \
+    "$PY $HP_SRCDIR/test/tools/otf2_second_reader.py mpi/traces.otf2 &&
+     $PY $HP_SRCDIR/test/tools/otf2_second_reader.py thr/traces.otf2"
 
 if command -v chromium >/dev/null 2>&1; then
     chrome mpi --dump-dom "file://$WORK/mpi.html" > mpi.dom

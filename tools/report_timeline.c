@@ -693,6 +693,18 @@ static int read_events(OTF2_Reader *rd, reader *r)
     return err == OTF2_SUCCESS && !r->oom ? 0 : -1;
 }
 
+/* Visits still open at the end of the trace (a run ended by a signal, a thread that never
+ * left its function) end with the trace, so that they are drawn; counted in unclosed. */
+static void close_open_visits(reader *r)
+{
+    hp_timeline *tl = r->tl;
+    for (size_t t = 0; t < tl->ntracks; t++) {
+        tl->unclosed += r->state[t].depth;
+        while (r->state[t].depth > 0)
+            visit_end(r, tl->tracks[t].location, r->global_offset + r->trace_length);
+    }
+}
+
 /* Names the tracks' processes after their location groups, counts what was left open
  * or unmatched, and frees the reader's own tables. */
 static void finish_reading(reader *r)
@@ -755,13 +767,17 @@ static int timeline_read(const char *path, hp_timeline *tl)
         rc = -1;
     if (rc == 0)
         rc = read_events(rd, &r);
+    if (rc == 0)
+        close_open_visits(&r);
     if (rc != 0)
         fprintf(stderr, "hp-report timeline: %s: %s\n", path,
                 r.oom ? "out of memory reading the trace" : "libotf2 could not read the trace");
     finish_reading(&r);
     OTF2_Reader_Close(rd);
     for (size_t i = 0; i < tl->ntracks; i++)
-        qsort(tl->tracks[i].slices, tl->tracks[i].nslices, sizeof(hp_timeline_slice), by_start);
+        if (tl->tracks[i].nslices > 0)  /* qsort(NULL, 0, ...) is undefined */
+            qsort(tl->tracks[i].slices, tl->tracks[i].nslices, sizeof(hp_timeline_slice),
+                  by_start);
     return rc;
 }
 

@@ -67,6 +67,7 @@ typedef struct {
     uint64_t events;          /* OTF2 events read, of every kind */
     uint64_t samples;         /* CallingContextSample events read */
     uint64_t unmatched_sends, unmatched_recvs;
+    uint64_t unclosed;        /* visits open at the trace's end, ended there */
     uint64_t length_ns;       /* the trace's length */
     unsigned max_per_bin;     /* 0 = no thinning */
 } hp_timeline;

@@ -159,10 +159,11 @@ static void put_counts(FILE *out, const hp_timeline *tl)
                  ",\"events_read\":%" PRIu64 ",\"region_visits\":%" PRIu64
                  ",\"slices\":%" PRIu64 ",\"samples_read\":%" PRIu64 ",\"samples\":%" PRIu64
                  ",\"dropped\":%" PRIu64 ",\"messages\":%zu,\"unmatched_sends\":%" PRIu64
-                 ",\"unmatched_receives\":%" PRIu64 ",\"tracks\":%zu",
+                 ",\"unmatched_receives\":%" PRIu64 ",\"unclosed_visits\":%" PRIu64
+                 ",\"tracks\":%zu",
             tl->max_per_bin, HP_TIMELINE_BINS, tl->length_ns, tl->events, enters, slices,
             tl->samples, samples, dropped, tl->nmessages, tl->unmatched_sends,
-            tl->unmatched_recvs, tl->ntracks);
+            tl->unmatched_recvs, tl->unclosed, tl->ntracks);
     /* The OTF2 location of each track (tid - 1 indexes it), for tools that compare. */
     fputs(",\"locations\":[", out);
     for (size_t t = 0; t < tl->ntracks; t++)

@@ -6,11 +6,12 @@
 # the 24 messages and message lines drawn, boxes drawn, the script finished, and no
 # script error (the page's window.onerror counts them into data-errors, and the console
 # on stderr has no "Uncaught"); a page with an injected error shows that both detectors
-# work. A threaded run gives a lane per thread location, of one process. A screenshot is taken;
+# work. A click on a box (the page's #click=LANE,BOX mode sends the mouse events) shows
+# its call path and times. A threaded run gives a lane per thread location, of one process. A screenshot is taken;
 # HP_UPDATE_SCREENSHOT=1 writes it to $HP_SRCDIR/doc/hp-timeline.png for doc/tracing.md.
 . "$HP_SRCDIR/test/integration/lib.sh"
 . "$PROGRAMS/mpi/mpi-lib.sh"
-plan 15
+plan 16
 
 # chrome NAME ARGS... : headless Chromium with a fresh profile directory and no network
 # services; stderr (with the page's console) goes to NAME.err.
@@ -57,6 +58,17 @@ if command -v chromium >/dev/null 2>&1; then
     check "mpi: message lines and boxes drawn" test "$(attr lines-drawn mpi.dom)" -gt 0 \
         -a "$(attr rects-drawn mpi.dom)" -gt 0
     check "mpi: no script error on the console" sh -c '! grep -q Uncaught mpi.err'
+    # A click on rank 0's first MPI_Send box shows its call path and times.
+    send=$($PY -c '
+import json, re
+page = open("mpi.html").read()
+d = json.loads(re.search(r"<script id=\"data\" type=\"application/json\">(.*?)</script>", page, re.S).group(1))
+t = d["tracks"][0]
+print(next(i for i, p in enumerate(t["p"]) if d["names"][d["paths"][2 * p + 1]] == "MPI_Send"))')
+    chrome click --dump-dom "file://$WORK/mpi.html#click=0,$send" > click.dom
+    check "a click on an MPI_Send box shows its call path, start, end and duration" sh -c \
+        "grep -q 'call path: traffic &gt; main &gt; ring &gt; MPI_Send' click.dom &&
+         grep -Eq 'start [0-9.]+ [mu]?s +end [0-9.]+ [mu]?s +duration [0-9.]+ ([mu]s|s|us|ns)' click.dom"
     chrome thr --dump-dom "file://$WORK/thr.html" > thr.dom
     check_eq "threads: a lane per location of the trace, one process, no errors" \
         "1 0 $(otf2-print -G thr/traces.otf2 | grep -c '^LOCATION ') 1" \

@@ -8,7 +8,8 @@
  * Region visits (Enter/Leave, or CallingContextEnter/Leave in traces written with
  * sampling on) become slices with their call path; CallingContextSample events become
  * samples; MPI sends and receives are matched into messages by MPI's non-overtaking
- * rule (the k-th send from a to b with one tag and communicator meets the k-th receive).
+ * rule (the k-th send from process a to b with one tag and communicator meets the k-th
+ * receive), whichever threads of a and b sent and received.
  * Large traces are thinned so that the JSON loads in a browser: on each track, the run
  * is cut into HP_TIMELINE_BINS bins, and a slice that is neither an MPI call nor longer
  * than one bin is kept only while fewer than max_per_bin slices starting in its bin were
@@ -78,13 +79,15 @@ typedef struct {
     uint16_t *bins;  /* kept slices and samples per bin, when thinning */
 } track_state;
 
-/* A FIFO of unmatched sends (or receives) for one (communicator, sender, receiver,
- * tag): whichever side comes first waits here for the other. */
+/* A FIFO of unmatched sends (or receives) for one (communicator, sending process,
+ * receiving process, tag): whichever side comes first waits here for the other, with
+ * the track (thread) it happened on. Processes, not locations: the communicator names a
+ * rank by its process, while any of the process's threads may send or receive. */
 typedef struct {
     uint32_t comm, from, to, tag;
     bool used;
     bool waiting_sends;  /* the queue holds sends (else receives) */
-    uint64_t *ts, *bytes;
+    struct pending { uint64_t ts, bytes; size_t track; } *items;
     size_t head, n, cap;
 } msg_queue;
 
@@ -410,41 +413,41 @@ static msg_queue *queue_for(reader *r, uint32_t comm, uint32_t from, uint32_t to
     return &r->queues[j];
 }
 
-/* One side of a message: a send (is_send) or a receive, at ts ticks. Matches the oldest
- * waiting other side of the same queue, or waits in it. */
-static void message_side(reader *r, bool is_send, uint32_t comm, size_t from, size_t to,
-                         uint32_t tag, uint64_t ts, uint64_t bytes)
+/* One side of a message: a send (is_send) or a receive on track self, at ts ticks, with
+ * the processes from and to. Matches the oldest waiting other side of the same queue, or
+ * waits in it. */
+static void message_side(reader *r, bool is_send, size_t self, uint32_t comm, uint32_t from,
+                         uint32_t to, uint32_t tag, uint64_t ts, uint64_t bytes)
 {
-    msg_queue *q = queue_for(r, comm, (uint32_t)from, (uint32_t)to, tag);
+    msg_queue *q = queue_for(r, comm, from, to, tag);
     if (q == NULL) {
         r->oom = true;
         return;
     }
     if (q->head < q->n && q->waiting_sends != is_send) {
         hp_timeline *tl = r->tl;
-        uint64_t other = q->ts[q->head++];
+        struct pending other = q->items[q->head++];
         if (GROW(tl->messages, r->cap_messages, tl->nmessages) != 0) {
             r->oom = true;
             return;
         }
         tl->messages[tl->nmessages++] = (hp_timeline_message){
-            .from_track = (uint32_t)from, .to_track = (uint32_t)to,
-            .send_ns = ticks_to_ns(r, is_send ? ts : other),
-            .recv_ns = ticks_to_ns(r, is_send ? other : ts),
-            .bytes = bytes, .tag = tag,
+            .from_track = (uint32_t)(is_send ? self : other.track),
+            .to_track = (uint32_t)(is_send ? other.track : self),
+            .send_ns = ticks_to_ns(r, is_send ? ts : other.ts),
+            .recv_ns = ticks_to_ns(r, is_send ? other.ts : ts),
+            .bytes = is_send ? bytes : other.bytes, .tag = tag,
         };
         return;
     }
     if (q->head == q->n)
         q->head = q->n = 0;
     q->waiting_sends = is_send;
-    size_t cap = q->cap;
-    if (GROW(q->ts, cap, q->n) != 0 || GROW(q->bytes, q->cap, q->n) != 0) {
+    if (GROW(q->items, q->cap, q->n) != 0) {
         r->oom = true;
         return;
     }
-    q->ts[q->n] = ts;
-    q->bytes[q->n++] = bytes;
+    q->items[q->n++] = (struct pending){ ts, bytes, self };
 }
 
 /* A send (to rank peer) or a receive (from rank peer) on location loc. */
@@ -455,8 +458,9 @@ static void message_event(reader *r, bool is_send, OTF2_LocationRef loc, uint64_
     size_t other = self == SIZE_MAX ? SIZE_MAX : track_of_rank(r, comm, peer, self);
     if (other == SIZE_MAX)
         return;
-    message_side(r, is_send, comm, is_send ? self : other, is_send ? other : self, tag, ts,
-                 bytes);
+    uint32_t me = r->tl->tracks[self].pid, peer_process = r->tl->tracks[other].pid;
+    message_side(r, is_send, self, comm, is_send ? me : peer_process,
+                 is_send ? peer_process : me, tag, ts, bytes);
 }
 
 static OTF2_CallbackCode ev_send(OTF2_LocationRef loc, OTF2_TimeStamp ts, void *ud,
@@ -721,8 +725,7 @@ static void finish_reading(reader *r)
         msg_queue *q = &r->queues[i];
         if (q->used && q->head < q->n)
             *(q->waiting_sends ? &tl->unmatched_sends : &tl->unmatched_recvs) += q->n - q->head;
-        free(q->ts);
-        free(q->bytes);
+        free(q->items);
     }
     tl->region_names = calloc(tl->nregions ? tl->nregions : 1, sizeof(char *));
     tl->region_is_mpi = calloc(tl->nregions ? tl->nregions : 1, sizeof(bool));

@@ -5,7 +5,8 @@
 # each inside a slice of its track, stack frames, track and process names). On real runs
 # (serial calltree.c, 4-thread threads.c, 4-rank traffic.c, sampled busy_paths.c):
 # slices per region and track = the trace's Enter events (otf2-print) = the profile's
-# visits; flows = the 24 messages of traffic.c; instants = the trace's samples. The
+# visits; flows = the 24 messages of traffic.c (and the 12000 of thread_requests.c, sent
+# and received by threads); instants = the trace's samples. The
 # second reader, the otf2 Python bindings (otf2_second_reader.py), agrees with
 # otf2-print on every event type and location of every trace here, and its visits equal
 # the profile's. Thinning (loop.c, 100000 calls): at most 10 short slices per track and
@@ -15,7 +16,7 @@
 # Bad input gives exit status 2 and a message naming it.
 . "$HP_SRCDIR/test/integration/lib.sh"
 . "$PROGRAMS/mpi/mpi-lib.sh"
-plan 47
+plan 50
 TECHECK="$PY $HP_SRCDIR/test/tools/trace_event_check.py"
 READER2="$PY $HP_SRCDIR/test/tools/otf2_second_reader.py"
 
@@ -76,6 +77,17 @@ for e in d:
     if e["ph"] in "sf" and any(a <= e["ts"] <= b for a, b in mpi[(e["pid"], e["tid"])]):
         n[e["ph"]] += 1
 print(n["s"], n["f"])')"
+
+# MPI from threads (thread_requests.c, 2 ranks x 2 threads x 3000 Isend/Irecv): the
+# communicator names a rank's process, any thread of it sends or receives; all 12000
+# messages become flows between the threads that sent and received them.
+check "build thread_requests.c" hp-instrument mpicc -O1 -o thrreq "$PROGRAMS/mpi/thread_requests.c" -lpthread
+HP_ENABLE_TRACING=true HP_EXPERIMENT_DIRECTORY=thrmpi check "thread_requests.c on 2 ranks with tracing" \
+    timeout 120 mpiexec -n 2 ./thrreq
+hp-report timeline thrmpi -o thrmpi.json
+check_eq "MPI from threads: 12000 flows, none unmatched, checker passes" "12000 0 0 ok" \
+    "$(other messages thrmpi.json) $(other unmatched_sends thrmpi.json) \
+$(other unmatched_receives thrmpi.json) $($TECHECK thrmpi.json > /dev/null && echo ok)"
 
 # --- samples
 check "build busy_paths.c with --nocompiler" \

@@ -16,7 +16,7 @@
 # Bad input gives exit status 2 and a message naming it.
 . "$HP_SRCDIR/test/integration/lib.sh"
 . "$PROGRAMS/mpi/mpi-lib.sh"
-plan 50
+plan 51
 TECHECK="$PY $HP_SRCDIR/test/tools/trace_event_check.py"
 READER2="$PY $HP_SRCDIR/test/tools/otf2_second_reader.py"
 
@@ -59,6 +59,8 @@ check_eq "threads: one process, a track per location of the trace" \
 check "build traffic.c" hp-instrument mpicc -O1 -o traffic "$PROGRAMS/mpi/traffic.c"
 check "traffic.c on 4 ranks with tracing" mpirun4 HP_ENABLE_TRACING=true HP_EXPERIMENT_DIRECTORY=mpi ./traffic
 timeline_matches mpi mpi 1
+check_eq "mpi: OTF2 events read = otf2-print's events (as python3-otf2 counts them)" \
+    "$($READER2 mpi/traces.otf2 | sed -n 's/^agree: \([0-9]*\) events.*/\1/p')" "$(other events_read mpi.json)"
 check_eq "mpi: 4 processes (ranks), 4 tracks" "tracks 4, processes 4" \
     "$(head -1 mpi.counts | cut -d, -f1,2)"
 check_eq "mpi: 24 flow arrows, one per message (otf2check: 24 matched pairs)" "24 24 0 0" \

@@ -182,9 +182,11 @@ int hp__timeline_write_json(const hp_timeline *tl, FILE *out)
     for (size_t t = 0; t < tl->ntracks; t++)
         put_slices_and_samples(out, tl, t);
     put_messages(out, tl);
-    /* The last element closes the list without a trailing comma. */
-    fputs("{\"ph\":\"M\",\"name\":\"process_labels\",\"pid\":0,\"tid\":0,"
-          "\"args\":{\"labels\":\"hpmeasure\"}}\n]}\n", out);
+    /* The last element closes the list without a trailing comma: a label of the first
+     * track's process, which exists (no empty process appears in the viewers). */
+    fprintf(out, "{\"ph\":\"M\",\"name\":\"process_labels\",\"pid\":%" PRIu32 ",\"tid\":0,"
+                 "\"args\":{\"labels\":\"hpmeasure\"}}\n]}\n",
+            tl->ntracks ? tl->tracks[0].pid : 0);
     return ferror(out) ? -1 : 0;
 }
 

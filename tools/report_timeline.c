@@ -203,7 +203,9 @@ static uint32_t path_of_cc(reader *r, uint32_t cc)
         return HP_TIMELINE_NO_PATH;
     if (cc < r->cap_cc_path && r->cc_path[cc] != 0)
         return r->cc_path[cc] - 1;
-    /* Depth-first without recursion: calling-context trees can be deep. */
+    /* Up the parents without recursion (calling-context trees can be deep) to the first
+     * context already known. A path deeper than 4096 keeps its innermost 4096 levels
+     * (and a malformed, cyclic parent chain ends there too). */
     uint32_t chain[4096];
     size_t n = 0;
     uint32_t c = cc;

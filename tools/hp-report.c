@@ -2,7 +2,7 @@
  * hp-report: reads profiles (profile.cubex, ours or Score-P's) and answers questions
  * about them. main() only dispatches: the first argument names a subcommand from the
  * table below, one file each (report_text.c, report_score.c, report_html.c,
- * report_site.c, report_merge.c); without one, the default subcommand (the text report)
+ * report_site.c, report_merge.c, report_timeline.c); without one, the default subcommand (the text report)
  * gets all arguments. This file also holds what every subcommand needs first: finding the profile to read.
  */
 #include <dirent.h>
@@ -29,6 +29,7 @@ static const struct command {
     { "html", hp_report_html, 0 },
     { "site", hp_report_site, 0 },
     { "merge", hp_report_merge, 0 },
+    { "timeline", hp_report_timeline, 0 },
 };
 
 enum { NCOMMANDS = sizeof(commands) / sizeof(commands[0]) };
@@ -42,6 +43,8 @@ static void usage(FILE *out)
                  "       hp-report site LOG... --by user|app --period week|month "
                  "[--format text|csv|json|html]\n"
                  "       hp-report merge [-o OUT.cubex] FILE.cubex...|DIR\n"
+                 "       hp-report timeline DIR|traces.otf2 [--format json|html] -o FILE "
+                 "[--max-per-bin N|--no-thinning]\n"
                  "DIR defaults to the newest hp-* experiment directory here.\n");
 }
 
@@ -70,7 +73,7 @@ int main(int argc, char **argv)
             return commands[i].fn(argc - 1, argv + 1);
     if (argc > 1 && looks_like_command(argv[1])) {
         fprintf(stderr, "hp-report: unknown subcommand or missing file '%s' "
-                        "(subcommands: text, score, html, site, merge)\n", argv[1]);
+                        "(subcommands: text, score, html, site, merge, timeline)\n", argv[1]);
         return 2;
     }
     for (size_t i = 0; i < NCOMMANDS; i++)

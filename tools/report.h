@@ -12,6 +12,7 @@ int hp_report_score(int argc, char **argv); /* hp-report score [--suggest-filter
 int hp_report_html(int argc, char **argv);  /* hp-report html [DIR] -o report.html */
 int hp_report_site(int argc, char **argv);  /* hp-report site LOG... --by --period */
 int hp_report_merge(int argc, char **argv); /* hp-report merge [-o OUT] FILE...|DIR */
+int hp_report_timeline(int argc, char **argv); /* hp-report timeline DIR -o run.json */
 
 /* Finds the profile named by arg: a .cubex file, an experiment directory (its
  * profile.cubex), or NULL = the newest hp-* directory in the current directory.

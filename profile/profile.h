@@ -193,4 +193,7 @@ static inline uint64_t hp_profile_count(double v)
     return v + 0.5 < 18446744073709551616.0 ? (uint64_t)(v + 0.5) : UINT64_MAX;
 }
 
+/* The metric called name, or NULL (profile.c). */
+const hp_profile_metric *hp_profile_find_metric(const hp_profile *p, const char *name);
+
 #endif

@@ -44,9 +44,6 @@ int hp_metric_view_init(hp_metric_view *v, const hp_profile *p, const hp_profile
                         const bool *selected);
 void hp_metric_view_release(hp_metric_view *v);
 
-/* The metric called name, or NULL. */
-const hp_profile_metric *hp_profile_find_metric(const hp_profile *p, const char *name);
-
 /* Appends the report's tables in summary.txt's order: the MPI section (when the profile
  * has MPI regions or unmeasured calls), the flat profile, the call tree, and the call
  * paths that recursed (when the profile has recursion_depth). Returns 0, or

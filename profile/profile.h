@@ -18,8 +18,8 @@
  *    an INCLUSIVE metric stores inclusive values (subtree included), an EXCLUSIVE metric
  *    exclusive ones.
  */
-#ifndef HP_MEASUREMENT_PROFILE_H
-#define HP_MEASUREMENT_PROFILE_H
+#ifndef HP_PROFILE_PROFILE_H
+#define HP_PROFILE_PROFILE_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -5,8 +5,8 @@
  * unified profile (profile.h); summary.txt is these tables with the defaults below,
  * hp-report the same tables with the user's options, as text, CSV or JSON.
  */
-#ifndef HP_MEASUREMENT_SUMMARY_H
-#define HP_MEASUREMENT_SUMMARY_H
+#ifndef HP_PROFILE_SUMMARY_H
+#define HP_PROFILE_SUMMARY_H
 
 #include <stdbool.h>
 #include <stdio.h>

@@ -5,7 +5,7 @@
 # (include-graph --calls) has no cycle and no upward folder call beyond the known ones
 # of build-aux/call-cycles.known, and that list holds no line that is no longer true.
 . "$HP_SRCDIR/test/integration/lib.sh"
-plan 6
+plan 7
 
 check "no file or folder cycles (build-aux/include-graph --check)" \
     python3 "$HP_SRCDIR/build-aux/include-graph" --check "$HP_SRCDIR"
@@ -14,6 +14,11 @@ check_eq "otf2-writer and profile/ include no adapter or runtime" "" \
     "$(grep -E '^  (otf2-writer|profile) -> (adapters|measurement/runtime|measurement/finalize)' "$WORK/graph.txt")"
 check_eq "profile/ (the library hp-report links) includes only util/" "  profile -> util" \
     "$(grep -E '^  profile -> ' "$WORK/graph.txt" | sed 's/ ([0-9]*)$//')"
+check_eq "profile/ headers are guarded as HP_PROFILE_<FILE>_H (STYLE.md)" "" \
+    "$(for h in "$HP_SRCDIR"/profile/*.h; do
+        g=HP_PROFILE_$(basename "$h" .h | tr a-z A-Z)_H
+        grep -q "^#ifndef $g\$" "$h" || echo "$h"
+    done)"
 
 KNOWN="$HP_SRCDIR/build-aux/call-cycles.known"
 check "call cycles and upward calls: only the known ones, each still true ($KNOWN)" \

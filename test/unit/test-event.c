@@ -45,6 +45,31 @@ static void leave(hp_location *loc, int i)
     hp_event_exit(loc, ADDR(i));
 }
 
+/* Runs a sequence of events: "+a +b -b -a" enters a, enters b, leaves b, leaves a
+ * (regions by the first letter of their names). */
+static void run(hp_location *loc, const char *events)
+{
+    for (const char *p = events; *p != '\0'; p++) {
+        if (*p != '+' && *p != '-')
+            continue;
+        int i = ROOT + 1;
+        while (i < NREGIONS && names[i][0] != p[1])
+            i++;
+        if (*p == '+')
+            enter(loc, i);
+        else
+            leave(loc, i);
+    }
+}
+
+/* Every frame closed, back at the root, and no exit that did not match. */
+#define ASSERT_BALANCED(loc)                                                           \
+    do {                                                                               \
+        ASSERT_UINT_EQ((loc)->depth, 0);                                               \
+        ASSERT((loc)->current == (loc)->cct.root);                                     \
+        ASSERT_UINT_EQ((loc)->mismatched_exits + (loc)->unmatched_exits, 0);           \
+    } while (0)
+
 /* The child of parent for region i, or NULL: a look-up that creates nothing. */
 static hp_cct_node *child(const hp_cct_node *parent, int i)
 {
@@ -66,13 +91,12 @@ TEST(recursion_is_a_new_path_without_folding)
 {
     hp_location *loc = start(0, false, false);
     ASSERT(loc != NULL);
-    enter(loc, A), enter(loc, B), enter(loc, A), enter(loc, C);
-    leave(loc, C), leave(loc, A), leave(loc, B), leave(loc, A);
+    run(loc, "+a +b +a +c -c -a -b -a");
     hp_cct_node *a = child(loc->cct.root, A), *ab = child(a, B), *aba = child(ab, A);
     ASSERT(a != NULL && ab != NULL && aba != NULL && child(aba, C) != NULL);
     ASSERT_UINT_EQ(a->visits, 1);
     ASSERT_UINT_EQ(loc->folded_calls, 0);
-    ASSERT_UINT_EQ(loc->depth, 0);
+    ASSERT_BALANCED(loc);
     return 0;
 }
 
@@ -83,10 +107,10 @@ TEST(recursion_folds_into_the_outer_call)
 {
     hp_location *loc = start(0, true, false);
     ASSERT(loc != NULL);
-    enter(loc, A), enter(loc, B), enter(loc, A), enter(loc, C);
+    run(loc, "+a +b +a +c");
     ASSERT_UINT_EQ(loc->depth, 4);
     ASSERT_UINT_EQ(loc->folded_open, 1);
-    leave(loc, C), leave(loc, A), leave(loc, B), leave(loc, A);
+    run(loc, "-c -a -b -a");
     hp_cct_node *a = child(loc->cct.root, A), *ab = child(a, B);
     ASSERT(a != NULL && ab != NULL);
     ASSERT(child(ab, A) == NULL);
@@ -98,9 +122,7 @@ TEST(recursion_folds_into_the_outer_call)
     ASSERT_UINT_EQ(loc->folded_calls, 1);
     ASSERT_UINT_EQ(loc->folded_max, 1);
     ASSERT(loc->folded_deepest == &regions[A]);
-    ASSERT_UINT_EQ(loc->depth, 0);
-    ASSERT(loc->current == loc->cct.root);
-    ASSERT_UINT_EQ(loc->mismatched_exits, 0);
+    ASSERT_BALANCED(loc);
     return 0;
 }
 
@@ -110,8 +132,7 @@ TEST(mismatched_exits_are_absorbed)
 {
     hp_location *loc = start(0, false, false);
     ASSERT(loc != NULL);
-    enter(loc, A), enter(loc, B), enter(loc, C);
-    leave(loc, A);
+    run(loc, "+a +b +c -a");
     ASSERT_UINT_EQ(loc->mismatched_exits, 2);
     ASSERT_UINT_EQ(loc->depth, 0);
     ASSERT(loc->current == loc->cct.root);
@@ -120,13 +141,13 @@ TEST(mismatched_exits_are_absorbed)
     /* every closed visit ended: its extremes are set, and c's time is inside b's */
     ASSERT(a->min_ticks != UINT64_MAX && b->min_ticks != UINT64_MAX);
     ASSERT(c->min_ticks != UINT64_MAX && c->incl_ticks <= b->incl_ticks);
-    leave(loc, D);
+    run(loc, "-d");
     ASSERT_UINT_EQ(loc->unmatched_exits, 1);
     ASSERT_UINT_EQ(loc->mismatched_exits, 2);
-    enter(loc, A);
+    run(loc, "+a");
     ASSERT(loc->current == a);
     ASSERT_UINT_EQ(a->visits, 2);
-    leave(loc, A);
+    run(loc, "-a");
     ASSERT_UINT_EQ(loc->depth, 0);
     ASSERT_UINT_EQ(children(loc->cct.root), 1);
     return 0;
@@ -139,18 +160,14 @@ TEST(select_measures_only_the_selected_subtree)
     hp_location *loc = start(0, false, true);
     ASSERT(loc != NULL);
     regions[S].subtree = HP_SUBTREE_SELECT;
-    enter(loc, A), enter(loc, S), enter(loc, B);
-    leave(loc, B), leave(loc, S);
-    enter(loc, C), leave(loc, C);
-    leave(loc, A);
+    run(loc, "+a +s +b -b -s +c -c -a");
     ASSERT_UINT_EQ(children(loc->cct.root), 1);
     hp_cct_node *s = child(loc->cct.root, S);
     ASSERT(s != NULL && child(s, B) != NULL);
     ASSERT_UINT_EQ(s->visits, 1);
     ASSERT_UINT_EQ(loc->off_visits, 2); /* a and c */
     ASSERT_UINT_EQ(loc->dropped_depth, 0);
-    ASSERT_UINT_EQ(loc->depth, 0);
-    ASSERT_UINT_EQ(loc->mismatched_exits + loc->unmatched_exits, 0);
+    ASSERT_BALANCED(loc);
     return 0;
 }
 
@@ -161,17 +178,13 @@ TEST(exclude_drops_what_the_excluded_call_calls)
     hp_location *loc = start(0, false, false);
     ASSERT(loc != NULL);
     regions[X].subtree = HP_SUBTREE_EXCLUDE;
-    enter(loc, A), enter(loc, X), enter(loc, B), enter(loc, C);
-    leave(loc, C), leave(loc, B), leave(loc, X);
-    enter(loc, C), leave(loc, C);
-    leave(loc, A);
+    run(loc, "+a +x +b +c -c -b -x +c -c -a");
     hp_cct_node *a = child(loc->cct.root, A), *x = child(a, X);
     ASSERT(a != NULL && x != NULL && child(a, C) != NULL);
     ASSERT_UINT_EQ(children(x), 0);
     ASSERT_UINT_EQ(loc->off_visits, 2); /* b and the c inside x */
     ASSERT_UINT_EQ(loc->excluded_depth, 0);
-    ASSERT_UINT_EQ(loc->depth, 0);
-    ASSERT_UINT_EQ(loc->mismatched_exits + loc->unmatched_exits, 0);
+    ASSERT_BALANCED(loc);
     return 0;
 }
 
@@ -181,16 +194,15 @@ TEST(depth_limit_keeps_deeper_calls_in_the_last_frame)
 {
     hp_location *loc = start(2, false, false);
     ASSERT(loc != NULL);
-    enter(loc, A), enter(loc, B), enter(loc, C), enter(loc, D);
+    run(loc, "+a +b +c +d");
     ASSERT_UINT_EQ(loc->depth, 2);
-    leave(loc, D), leave(loc, C), leave(loc, B), leave(loc, A);
+    run(loc, "-d -c -b -a");
     hp_cct_node *a = child(loc->cct.root, A), *b = child(a, B);
     ASSERT(a != NULL && b != NULL);
     ASSERT_UINT_EQ(children(b), 0);
     ASSERT_UINT_EQ(loc->deep_visits, 2);
-    ASSERT_UINT_EQ(loc->depth, 0);
     ASSERT_UINT_EQ(loc->max_depth, 2);
-    ASSERT_UINT_EQ(loc->mismatched_exits + loc->unmatched_exits, 0);
+    ASSERT_BALANCED(loc);
     return 0;
 }
 
@@ -201,7 +213,7 @@ TEST(deep_stack_crosses_chunks)
     hp_location *loc = start(0, false, false);
     ASSERT(loc != NULL);
     enum { N = 20000 };
-    enter(loc, D);
+    run(loc, "+d");
     for (int i = 0; i < N; i++)
         enter(loc, A + i % 2);
     ASSERT_UINT_EQ(loc->depth, N + 1);
@@ -209,7 +221,7 @@ TEST(deep_stack_crosses_chunks)
         leave(loc, A + i % 2);
     ASSERT_UINT_EQ(loc->depth, N / 2 + 1);
     ASSERT_UINT_EQ(loc->mismatched_exits, 0);
-    leave(loc, D);
+    run(loc, "-d");
     ASSERT_UINT_EQ(loc->mismatched_exits, N / 2);
     ASSERT_UINT_EQ(loc->depth, 0);
     ASSERT(loc->sp == loc->stack_base);

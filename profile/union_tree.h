@@ -4,8 +4,8 @@
  * numbered in depth-first pre-order at the end. Used to merge the call trees of a
  * process's threads (profile_build.c) and the profiles of ranks (profile_merge.c).
  */
-#ifndef HP_MEASUREMENT_UNION_TREE_H
-#define HP_MEASUREMENT_UNION_TREE_H
+#ifndef HP_PROFILE_UNION_TREE_H
+#define HP_PROFILE_UNION_TREE_H
 
 #include <stdint.h>
 

@@ -627,7 +627,7 @@ static bool row_is_zero(const hp_profile *p, const hp_profile_metric *m, uint32_
  * Sum metrics (UINT64, DOUBLE) store only the rows that are non-zero somewhere: every
  * reader reads a missing row as zeros (pycubexr from the numpy type of the values,
  * CubeLib by filling the gap), and most call paths of a sum metric such as bytes_sent
- * or a wait-state pattern are zero, so a full index would double a profile's size.
+ * or a wait-state pattern are zero, so full indexes make a profile several times larger.
  * MINDOUBLE and MAXDOUBLE metrics store every row: pycubexr's values of these types
  * have no numpy type to build a missing row from, and fails ("'MaxValues' object has
  * no attribute 'dtype'"). An index is never empty: pycubexr asserts that. */

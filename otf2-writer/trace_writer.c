@@ -51,6 +51,16 @@ enum {
     OTF2_MESSAGE_SIZE = 512
 };
 
+/* What hp__trace_writer_set_event_chunks changed (tests only). */
+static uint64_t event_chunk_size = EVENT_CHUNK_SIZE;
+static unsigned event_chunks_in_memory = EVENT_CHUNKS_IN_MEMORY;
+
+void hp__trace_writer_set_event_chunks(uint64_t chunk_size, unsigned in_memory)
+{
+    event_chunk_size = chunk_size;
+    event_chunks_in_memory = in_memory;
+}
+
 struct hp_trace_writer {
     OTF2_Archive *archive;
     int rank;
@@ -166,7 +176,7 @@ typedef struct chunk_list {
     size_t n, cap;
 } chunk_list;
 
-/* Returning NULL for an event buffer that holds EVENT_CHUNKS_IN_MEMORY chunks makes OTF2
+/* Returning NULL for an event buffer that holds event_chunks_in_memory chunks makes OTF2
  * write them out, free them (free_chunks) and ask again. Definition buffers are small
  * and never refused. */
 static void *allocate_chunk(void *data, OTF2_FileType type, OTF2_LocationRef location,
@@ -181,7 +191,7 @@ static void *allocate_chunk(void *data, OTF2_FileType type, OTF2_LocationRef loc
             return NULL;
         *per_buffer = l;
     }
-    if (type == OTF2_FILETYPE_EVENTS && l->n >= EVENT_CHUNKS_IN_MEMORY)
+    if (type == OTF2_FILETYPE_EVENTS && l->n >= event_chunks_in_memory)
         return NULL;
     if (l->n == l->cap) {
         size_t cap = l->cap ? 2 * l->cap : 8;
@@ -338,7 +348,7 @@ static hp_trace_writer *open_local(const char *directory, int rank,
     }
     w->previous_error_callback = OTF2_Error_RegisterCallback(remember_otf2_error, w);
     w->archive = OTF2_Archive_Open(directory, ARCHIVE_NAME, OTF2_FILEMODE_WRITE,
-                                   EVENT_CHUNK_SIZE, DEF_CHUNK_SIZE, OTF2_SUBSTRATE_POSIX,
+                                   event_chunk_size, DEF_CHUNK_SIZE, OTF2_SUBSTRATE_POSIX,
                                    OTF2_COMPRESSION_NONE);
     if (w->archive == NULL) {
         check_otf2(w, OTF2_ERROR_FILE_INTERACTION, "OTF2_Archive_Open", err, errlen);

@@ -58,6 +58,11 @@ hp_trace_writer *hp_trace_writer_open(const char *directory, int rank,
                                       const hp_trace_collectives *collectives,
                                       char *err, size_t errlen);
 
+/* For tests: the event chunk size (OTF2's minimum is 256 KiB) and how many chunks of a
+ * location stay in memory before OTF2 writes them out, for writers opened from now on.
+ * The defaults are 1 MiB and 4; smaller ones exercise chunking with a smaller trace. */
+void hp__trace_writer_set_event_chunks(uint64_t chunk_size, unsigned in_memory);
+
 /* Writes the events of one location of this process. location_id is the OTF2 location
  * id, (uint64_t)rank << 32 | thread. events come in chunks: next(ctx, &events, &n)
  * returns 1 with a chunk, 0 at the end, -1 on error. Events must be in time order per

@@ -34,8 +34,9 @@ void hp_mpi_trace_write(const hp_transport *t, const char *directory, const hp_p
 hp_trace_cut *hp_mpi_trace_cut_agree(MPI_Comm comm, int rank, int size,
                                      const uint32_t *comm_map, uint32_t ncomm_map);
 
-/* Collective, after the trace was written with the cut: rank 0 appends every rank's
- * dropped range and counts to summary.txt and says them on stderr. */
+/* Collective, after the trace was written (cut: the one it was written with, NULL for
+ * none): rank 0 appends every rank's dropped range and counts to summary.txt, and with
+ * more than one rank the job's adaptive-buffer notes, and says them on stderr. */
 void hp_mpi_trace_cut_report(const hp_trace_cut *cut, MPI_Comm comm, int rank, int size);
 
 #endif

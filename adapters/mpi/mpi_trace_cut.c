@@ -7,7 +7,8 @@
  * (one MPI_Alltoall of sizes and one MPI_Alltoallv of counts), and both sides keep the
  * smaller count; the number of collective operations kept per communicator is the
  * smallest any member completed before the cut (one MPI_Allreduce). After the trace is
- * written, rank 0 gathers what each rank left out and appends it to summary.txt.
+ * written, rank 0 gathers what each rank left out, and every rank's adaptive-buffer
+ * statistics (halvings, events stopped), and appends them to summary.txt.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -265,13 +266,70 @@ static void say_cut(const hp_trace_cut *cut, const rank_cut *all, int size)
     free(text);
 }
 
+/* Rank 0: the job's adaptive-buffer notes (summed over ranks) for summary.txt and
+ * stderr, in place of rank 0's own, which the profile left out (experiment.c). */
+static void say_adaptive(const hp_trace_output_adaptive *all, int size)
+{
+    hp_trace_output_adaptive job = { .first_stop = -1 };
+    for (int r = 0; r < size; r++) {
+        const hp_trace_output_adaptive *a = &all[r];
+        job.lost += a->lost;
+        job.messages_lost += a->messages_lost;
+        job.unclosed += a->unclosed;
+        job.halvings += a->halvings;
+        job.halved_locations += a->halved_locations;
+        job.stopped_locations += a->stopped_locations;
+        if (a->stopped_locations > 0 && (job.first_stop < 0 || a->first_stop < job.first_stop))
+            job.first_stop = a->first_stop;
+        if (a->stopped_locations > 0 && a->last_stop > job.last_stop)
+            job.last_stop = a->last_stop;
+        if (a->longest_period > job.longest_period)
+            job.longest_period = a->longest_period;
+    }
+    char notes[2][256], text[2 * 256 + 128];
+    size_t n = hp_experiment_adaptive_notes(&job, notes);
+    if (n == 0)
+        return;
+    int len = snprintf(text, sizeof(text), "\nMeasurement notes on the trace (all %d ranks):\n",
+                       size);
+    for (size_t i = 0; i < n && len > 0 && (size_t)len < sizeof(text); i++) {
+        len += snprintf(text + len, sizeof(text) - (size_t)len, "  - %s\n", notes[i]);
+        hp_warn("%s", notes[i]);
+    }
+    hp_experiment_append_summary(text);
+}
+
+/* What one rank sends rank 0 after the trace is written. */
+typedef struct rank_report {
+    rank_cut cut; /* zeros when there was no cut */
+    hp_trace_output_adaptive adaptive;
+} rank_report;
+
 void hp_mpi_trace_cut_report(const hp_trace_cut *cut, MPI_Comm comm, int rank, int size)
 {
-    rank_cut mine = this_rank(cut);
-    rank_cut *all = rank == 0 ? malloc((size_t)size * sizeof(*all)) : NULL;
-    _Static_assert(sizeof(rank_cut) == 5 * sizeof(uint64_t), "sent as five uint64_t");
-    PMPI_Gather(&mine, 5, MPI_UINT64_T, all, 5, MPI_UINT64_T, 0, comm);
-    if (rank == 0 && all != NULL)
-        say_cut(cut, all, size);
+    rank_report mine = { { 0, 0, 0, 0, 0 }, { 0 } };
+    if (cut != NULL)
+        mine.cut = this_rank(cut);
+    hp_trace_output_adaptive_stats(&mine.adaptive);
+    rank_report *all = rank == 0 ? malloc((size_t)size * sizeof(*all)) : NULL;
+    rank_cut *cuts = rank == 0 ? malloc((size_t)size * sizeof(*cuts)) : NULL;
+    hp_trace_output_adaptive *adaptive =
+        rank == 0 ? malloc((size_t)size * sizeof(*adaptive)) : NULL;
+    /* The ranks of one job run one build on one kind of machine: the records are sent
+     * as bytes. */
+    PMPI_Gather(&mine, (int)sizeof(mine), MPI_BYTE, all, (int)sizeof(mine), MPI_BYTE, 0,
+                comm);
+    if (rank == 0 && all != NULL && cuts != NULL && adaptive != NULL) {
+        for (int r = 0; r < size; r++) {
+            cuts[r] = all[r].cut;
+            adaptive[r] = all[r].adaptive;
+        }
+        if (cut != NULL)
+            say_cut(cut, cuts, size);
+        if (size > 1)
+            say_adaptive(adaptive, size);
+    }
     free(all);
+    free(cuts);
+    free(adaptive);
 }

@@ -34,6 +34,9 @@ typedef struct config_var {
     size_t offset; /* into hp_config */
     size_t size;   /* of the field, for strings */
     const char *help;
+    /* What `hp-info config-vars` shows as the default when default_value is only the
+     * starting point of a rule applied later (NULL: default_value itself). */
+    const char *shown_default;
 } config_var;
 
 /* The words a VAR_CHOICE variable accepts, separated by '|'; a word's index is the value
@@ -89,7 +92,9 @@ static const config_var config_vars[] = {
       "stop when they fill their share of the buffer (HP_TRACE_EVENT_SHARE, marked in the "
       "trace), while samples go on to the end. false: "
       "a full buffer is flushed to a file (marked in the trace). Not set, it is true when "
-      "sampling is on (HP_SAMPLING_FREQUENCY > 0) and false otherwise. See doc/tracing.md." },
+      "sampling is on (HP_SAMPLING_FREQUENCY > 0) and false otherwise. See doc/tracing.md.",
+      /* runtime.c sets it from sampling when the variable is not set */
+      "true when sampling is on" },
     { "HP_TRACE_EVENT_SHARE", VAR_UINT, "50", FIELD(trace_event_share),
       "With HP_TRACE_ADAPTIVE=true: the percentage of the trace buffer that events (MPI and "
       "regions) may fill before they stop (1 to 100); the rest is kept for samples. "
@@ -479,7 +484,9 @@ void hp_config_print_help(FILE *out)
         char forms[128];
         fprintf(out, "%s\n  Type:    %s\n  Default: %s\n  %s\n\n", v->name,
                 accepted_forms(v, forms, sizeof(forms)),
-                v->default_value[0] ? v->default_value : "(empty)",
+                v->shown_default    ? v->shown_default
+                : v->default_value[0] ? v->default_value
+                                      : "(empty)",
                 v->help);
     }
 }

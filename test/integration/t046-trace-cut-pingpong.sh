@@ -12,7 +12,7 @@
 # tracing with sampling takes the adaptive buffer by default, with no flush. Sampling
 # off: the flushing buffer as before, no cut, every message kept.
 . "$HP_SRCDIR/test/integration/lib.sh"
-plan 18
+plan 20
 
 # dropped DIR: per rank "marked" when TRACE EVENTS DROPPED is entered once, left once
 # after it, and only samples (and that Leave) follow its Enter before PROGRAM_END
@@ -34,6 +34,29 @@ kept_plus_dropped() {
     d0=$(sed -n 's/^  rank 0: .* left out: [0-9]* events, \([0-9]*\) messages$/\1/p' "$1/summary.txt")
     d1=$(sed -n 's/^  rank 1: .* left out: [0-9]* events, \([0-9]*\) messages$/\1/p' "$1/summary.txt")
     echo $((k0 + ${d0:-99999})) $((k1 + ${d1:-99999}))
+}
+
+# job_notes DIR: summary.txt's notes on the adaptive buffers are every rank's, gathered
+# to rank 0 after the trace is written, not rank 0's alone: events stopped on as many
+# locations as the cut's block lists ranks that stopped (one thread each here), and the
+# sampling frequency halved on as many locations, as often, as the periods of the
+# trace's samples say (10 kHz: 100000 ns << k).
+job_notes() {
+    stopped=$(grep -Ec '^  rank [0-9]+: events stopped at' "$1/summary.txt")
+    $PY "$HP_SRCDIR/test/tools/trace_samples.py" "$1/traces.otf2" | unsanitized awk -F'\t' '
+        !($1 in p) { p[$1] = $6 }
+        END { for (l in p) { k = 0; q = p[l] / 100000; while (q > 1) { q /= 2; k++ }
+                             if (k > 0) { n++; t += k } }
+              printf "%d %d\n", n, t }' > "$1.halved"
+    read nh kh < "$1.halved"
+    echo "# $1: stopped on $stopped ranks, halved on $nh locations, $kh times"
+    grep -q '^Measurement notes on the trace (all 2 ranks):$' "$1/summary.txt" &&
+        grep -q "events stopped at their share of the trace on $stopped locations" "$1/summary.txt" &&
+        if [ "$nh" -gt 0 ]; then
+            grep -q "frequency was halved on $nh locations ($kh times in all" "$1/summary.txt"
+        else
+            ! grep -q 'frequency was halved' "$1/summary.txt"
+        fi
 }
 
 check "build pingpong_compute.c with hp-instrument mpicc" \
@@ -58,6 +81,7 @@ for run in 256K:1500 1M:3500; do
     check_eq "$size: per rank, kept and left-out message events make 2 per round" \
         "$((2 * rounds)) $((2 * rounds))" "$(kept_plus_dropped c$size)"
     check "$size: no flush" sh -c "! otf2-print c$size/traces.otf2 | grep -q 'TRACE BUFFER FLUSH'"
+    check "$size: summary.txt's notes on stops and halvings count every rank's" job_notes c$size
 done
 
 # Sampling off: the flushing buffer, no cut, nothing dropped, every message matched.

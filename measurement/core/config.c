@@ -34,10 +34,17 @@ typedef struct config_var {
     size_t offset; /* into hp_config */
     size_t size;   /* of the field, for strings */
     const char *help;
-    /* What `hp-info config-vars` shows as the default when default_value is only the
-     * starting point of a rule applied later (NULL: default_value itself). */
-    const char *shown_default;
 } config_var;
+
+/* What `hp-info config-vars` shows as the default where default_value is only the
+ * starting point of a rule applied later (runtime.c sets HP_TRACE_ADAPTIVE from sampling
+ * when the variable is not set). */
+static const struct {
+    const char *name;
+    const char *shown;
+} rule_defaults[] = {
+    { "HP_TRACE_ADAPTIVE", "true when sampling is on" },
+};
 
 /* The words a VAR_CHOICE variable accepts, separated by '|'; a word's index is the value
  * of the enum it is stored in. */
@@ -49,6 +56,14 @@ static const struct {
     { "HP_THREAD_LOCATIONS", "reuse|each" },
     { "HP_PROFILING_RECURSION", "keep|collapse" },
 };
+
+static const char *shown_default_of(const config_var *v)
+{
+    for (size_t i = 0; i < sizeof(rule_defaults) / sizeof(rule_defaults[0]); i++)
+        if (strcmp(rule_defaults[i].name, v->name) == 0)
+            return rule_defaults[i].shown;
+    return v->default_value[0] ? v->default_value : "(empty)";
+}
 
 static const char *choices_of(const config_var *v)
 {
@@ -92,9 +107,7 @@ static const config_var config_vars[] = {
       "stop when they fill their share of the buffer (HP_TRACE_EVENT_SHARE, marked in the "
       "trace), while samples go on to the end. false: "
       "a full buffer is flushed to a file (marked in the trace). Not set, it is true when "
-      "sampling is on (HP_SAMPLING_FREQUENCY > 0) and false otherwise. See doc/tracing.md.",
-      /* runtime.c sets it from sampling when the variable is not set */
-      "true when sampling is on" },
+      "sampling is on (HP_SAMPLING_FREQUENCY > 0) and false otherwise. See doc/tracing.md." },
     { "HP_TRACE_EVENT_SHARE", VAR_UINT, "50", FIELD(trace_event_share),
       "With HP_TRACE_ADAPTIVE=true: the percentage of the trace buffer that events (MPI and "
       "regions) may fill before they stop (1 to 100); the rest is kept for samples. "
@@ -484,10 +497,7 @@ void hp_config_print_help(FILE *out)
         char forms[128];
         fprintf(out, "%s\n  Type:    %s\n  Default: %s\n  %s\n\n", v->name,
                 accepted_forms(v, forms, sizeof(forms)),
-                v->shown_default    ? v->shown_default
-                : v->default_value[0] ? v->default_value
-                                      : "(empty)",
-                v->help);
+                shown_default_of(v), v->help);
     }
 }
 

@@ -4,12 +4,17 @@
  * hands out again before its first entry is gone keeps both, freed slots are reused, a
  * full table counts what it loses, persistent requests count at each start, and the
  * saved handle arrays of Waitall & co. grow and are reused. The byte counting and trace
- * events it calls (mpi_bytes.c, mpi_trace_rules.c) are replaced by the recorders below;
- * no MPI call is made.
+ * events it calls (mpi_bytes.c, mpi_trace_rules.c) and the wait-state record
+ * (mpi_waitstates.c, switched off here) are replaced by the recorders below; no MPI call
+ * is made.
  */
 #include "mpi_requests.h"
 
+#include <stdlib.h>
+
+#include "measurement/waitstates/waitstates.h"
 #include "mpi_bytes.h"
+#include "mpi_waitstates.h"
 #include "test.h"
 
 /* ---- recorders in place of mpi_bytes.c and mpi_trace_rules.c ---- */
@@ -51,6 +56,21 @@ void hp_mpi_trace_start(const hp_mpi_frame *f, uint64_t request, uint32_t comm, 
     (void)f, (void)comm, (void)peer, (void)tag, (void)bytes, (void)is_recv;
     seen.starts++;
     seen.last_request = request;
+}
+
+/* Wait states off: the table must not record receives for them. */
+bool hp_ws_on = false;
+
+uint32_t hp_ws_next_seq(void)
+{
+    return 0;
+}
+
+void hp__mpi_ws_recv_done(const hp_mpi_frame *f, uint32_t comm, uint32_t seq,
+                          const MPI_Status *status)
+{
+    (void)f, (void)comm, (void)seq, (void)status;
+    abort(); /* a receive recorded for wait states that are off */
 }
 
 /* ---- helpers ---- */

@@ -8,8 +8,9 @@
 
 plan 17
 
-DEST="$WORK/dest"
-check "make install DESTDIR=... installs" make -C "$HP_BUILDDIR" install DESTDIR="$DEST"
+# `make install DESTDIR=test/work/dest`, staged by make check before the tests (Makefile.am).
+DEST="$HP_BUILDDIR/test/work/dest"
+check "make check staged make install DESTDIR=$DEST" test -f "$DEST.stamp"
 MAN=$(find "$DEST" -type d -path '*/share/man' | head -n 1)
 BIN=$(find "$DEST" -type d -path '*/bin' | head -n 1)
 check_eq "installed pages: the commands', hpmeasure(7) and the user API's" \

@@ -13,6 +13,14 @@ int hp_report_html(int argc, char **argv);  /* hp-report html [DIR] -o report.ht
 int hp_report_site(int argc, char **argv);  /* hp-report site LOG... --by --period */
 int hp_report_merge(int argc, char **argv); /* hp-report merge [-o OUT] FILE...|DIR */
 
+/* Each subcommand's options, as its --help and `hp-report --help` list them: a heading
+ * line, then one line per option ("  --name VALUE   what it does"). */
+extern const char hp_report_text_options[];
+extern const char hp_report_score_options[];
+extern const char hp_report_html_options[];
+extern const char hp_report_site_options[];
+extern const char hp_report_merge_options[];
+
 /* Finds the profile named by arg: a .cubex file, an experiment directory (its
  * profile.cubex), or NULL = the newest hp-* directory in the current directory.
  * Returns a malloc'd path, or NULL after printing a one-line error. */

@@ -6,7 +6,7 @@
 # HP_* names the shipped sources read with getenv, never from a list kept here.
 . "$HP_SRCDIR/test/integration/lib.sh"
 
-plan 18
+plan 19
 
 # `make install DESTDIR=test/work/dest`, staged by make check before the tests (Makefile.am).
 DEST="$HP_BUILDDIR/test/work/dest"
@@ -87,6 +87,12 @@ check_eq "hp-report(1) has a section for every subcommand" "" \
 sub_opts=$(for s in $subs; do hp-report "$s" --help; done | option_words)
 check_eq "hp-report(1) has every option of every subcommand" "" \
     "$(missing "$MAN/man1/hp-report.1" $sub_opts)"
+# And back: hp-report --help lists each subcommand's options, all that the page has.
+hp-report --help | option_words >"$WORK/report-help-options"
+check_eq "hp-report --help lists every option of hp-report(1)" "" \
+    "$(terms "$MAN/man1/hp-report.1" | grep -- '^-' | grep -vxF -f "$WORK/report-help-options" |
+        paste -sd' ')"
+
 # ---- hpmeasure(7): the HP_* variables ------------------------------------------------------------
 vars=$(hp-info config-vars | grep -E '^HP_[A-Z0-9_]+$')
 check_eq "hpmeasure(7) has every variable of hp-info config-vars" "" \

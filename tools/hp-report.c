@@ -22,14 +22,15 @@ enum command_flags {
 static const struct command {
     const char *name;
     int (*fn)(int argc, char **argv);
+    const char *options; /* for --help */
     unsigned flags;
 } commands[] = {
-    { "text", hp_report_text, CMD_DEFAULT },
-    { "score", hp_report_score, 0 },
-    { "html", hp_report_html, 0 },
-    { "site", hp_report_site, 0 },
-    { "merge", hp_report_merge, 0 },
-    { "timeline", hp_report_timeline, 0 },
+    { "text", hp_report_text, hp_report_text_options, CMD_DEFAULT },
+    { "score", hp_report_score, hp_report_score_options, 0 },
+    { "html", hp_report_html, hp_report_html_options, 0 },
+    { "site", hp_report_site, hp_report_site_options, 0 },
+    { "merge", hp_report_merge, hp_report_merge_options, 0 },
+    { "timeline", hp_report_timeline, hp_report_timeline_options, 0 },
 };
 
 enum { NCOMMANDS = sizeof(commands) / sizeof(commands[0]) };
@@ -46,6 +47,8 @@ static void usage(FILE *out)
                  "       hp-report timeline DIR|traces.otf2 [--format json|html] -o FILE "
                  "[--max-per-bin N|--no-thinning]\n"
                  "DIR defaults to the newest hp-* experiment directory here.\n");
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        fprintf(out, "\n%s", commands[i].options);
 }
 
 static int is_directory(const char *path)

@@ -14,6 +14,15 @@ int hp_report_site(int argc, char **argv);  /* hp-report site LOG... --by --peri
 int hp_report_merge(int argc, char **argv); /* hp-report merge [-o OUT] FILE...|DIR */
 int hp_report_timeline(int argc, char **argv); /* hp-report timeline DIR -o run.json */
 
+/* Each subcommand's options, as its --help and `hp-report --help` list them: a heading
+ * line, then one line per option ("  --name VALUE   what it does"). */
+extern const char hp_report_text_options[];
+extern const char hp_report_score_options[];
+extern const char hp_report_html_options[];
+extern const char hp_report_site_options[];
+extern const char hp_report_merge_options[];
+extern const char hp_report_timeline_options[];
+
 /* Finds the profile named by arg: a .cubex file, an experiment directory (its
  * profile.cubex), or NULL = the newest hp-* directory in the current directory.
  * Returns a malloc'd path, or NULL after printing a one-line error. */

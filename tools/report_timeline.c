@@ -838,10 +838,20 @@ static char *archive_of(const char *arg)
     return p;
 }
 
+const char hp_report_timeline_options[] =
+    "options of timeline:\n"
+    "  -o, --output FILE        the file to write (required)\n"
+    "  --format json|html       Chrome/Perfetto trace-event JSON (default) or a\n"
+    "                           self-contained HTML timeline\n"
+    "  --max-per-bin N          thinning: at most N short region visits or samples per\n"
+    "                           track in each 1/2000 of the run (1 to 60000; default 10\n"
+    "                           for json, none for html); MPI calls and messages are kept\n"
+    "  --no-thinning            keep every event\n";
+
 static void timeline_usage(FILE *out)
 {
     fprintf(out, "usage: hp-report timeline DIR|traces.otf2 [--format json|html] -o FILE "
-                 "[--max-per-bin N | --no-thinning]\n");
+                 "[--max-per-bin N | --no-thinning]\n%s", out == stdout ? hp_report_timeline_options : "");
 }
 
 int hp_report_timeline(int argc, char **argv)

@@ -106,6 +106,21 @@ static void put_slices_and_samples(FILE *out, const hp_timeline *tl, size_t t)
     }
 }
 
+void hp__timeline_rule(const hp_timeline *tl, char *buf, size_t size)
+{
+    if (tl->max_per_bin == 0)
+        snprintf(buf, size, "no thinning: every region visit, sample and message is kept");
+    else
+        snprintf(buf, size,
+                 "per track, the run is cut into %d bins of %.6g ms; a region visit that is "
+                 "neither an MPI call nor longer than one bin, and a sample, is kept only "
+                 "while fewer than %u such events starting in its bin were kept; MPI calls "
+                 "and messages are always kept",
+                 HP_TIMELINE_BINS, (double)(tl->length_ns / HP_TIMELINE_BINS + 1) / 1e6,
+                 tl->max_per_bin);
+}
+
+
 /* A message's flow runs from 1 ns after the send to 1 ns before the receive: we record a
  * send at its call's entry and a receive at its call's exit, so the flow's ends fall
  * inside the two MPI calls, whose slices the viewers then bind them to. */

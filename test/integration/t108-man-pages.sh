@@ -80,7 +80,7 @@ check_eq "hp-info(1) has every command" "" "$(missing "$MAN/man1/hp-info.1" $inf
 # ---- hp-report: subcommands and each one's options -----------------------------------------
 hp-report no-such-subcommand 2>"$WORK/report.err"
 subs=$(sed -n 's/.*(subcommands: \(.*\))$/\1/p' "$WORK/report.err" | tr -d ',')
-check_eq "hp-report names its subcommands" "text score html site merge" "$(echo $subs)"
+check_eq "hp-report names its subcommands" "text score html site merge timeline" "$(echo $subs)"
 check_eq "hp-report(1) has a section for every subcommand" "" \
     "$(for s in $subs; do unroff "$MAN/man1/hp-report.1" | grep -q "^\.SS $s\( \|$\)" ||
         printf '%s ' "$s"; done)"

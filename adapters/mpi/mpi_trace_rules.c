@@ -122,7 +122,9 @@ void hp_mpi_bytes_ticoll(hp_mpi_frame *f, MPI_Comm comm, const MPI_Request *requ
 void hp_mpi_bytes_tpsend(hp_mpi_frame *f, int dest, int tag, MPI_Comm comm,
                          const MPI_Request *request)
 {
-    uint32_t id = tracing(f) && dest != MPI_PROC_NULL ? hp_mpi_comm_local_id(comm) : UINT32_MAX;
+    /* With wait states, as tirecv: each start is a message end the replay must see. */
+    uint32_t id = (tracing(f) || hp_ws_on) && dest != MPI_PROC_NULL ? hp_mpi_comm_local_id(comm)
+                                                                    : UINT32_MAX;
     if (id != UINT32_MAX)
         hp_mpi_req_trace_persistent(*request, id, dest, tag);
 }
@@ -130,8 +132,9 @@ void hp_mpi_bytes_tpsend(hp_mpi_frame *f, int dest, int tag, MPI_Comm comm,
 void hp_mpi_bytes_tprecv(hp_mpi_frame *f, int source, MPI_Comm comm,
                          const MPI_Request *request)
 {
-    uint32_t id = tracing(f) && source != MPI_PROC_NULL ? hp_mpi_comm_local_id(comm)
-                                                         : UINT32_MAX;
+    uint32_t id = (tracing(f) || hp_ws_on) && source != MPI_PROC_NULL
+                      ? hp_mpi_comm_local_id(comm)
+                      : UINT32_MAX;
     if (id != UINT32_MAX)
         hp_mpi_req_trace_persistent(*request, id, source, 0);
 }

@@ -4,11 +4,13 @@
  * finalize that turns the records of all ranks into Scalasca's patterns.
  *
  * Recording: the trace rules of mpi-semantics.txt (mpi_trace_rules.c) and the request
- * completions (mpi_requests.c) call the hooks below after the real call returned, so
- * calls that communicate nothing (MPI_Comm_rank, ...) and the common path of
- * hp_mpi_enter/hp_mpi_exit pay nothing. A record takes the call's enter time and call
+ * completions and persistent starts (mpi_requests.c) call the hooks below after the real
+ * call returned, so calls that communicate nothing (MPI_Comm_rank, ...) and the common
+ * path of hp_mpi_enter/hp_mpi_exit pay nothing. A record takes the call's enter time and call
  * path from the location's top frame (the MPI call's own: measured MPI calls do not nest)
- * and reads the clock once for its end.
+ * and reads the clock once for its end; a call without a frame of its own keeps a
+ * placeholder (HP_WS_NO_TIMES), so that every rank's k-th message end or collective on
+ * a channel stays the k-th in the replay.
  *
  * Replay, collective over the finalize transport's communicator, before the profiles
  * are built:

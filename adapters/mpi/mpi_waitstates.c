@@ -141,6 +141,15 @@ void hp__mpi_ws_start_send(const hp_mpi_frame *f, uint32_t comm, int dest, int t
     finish_record(&r);
 }
 
+void hp__mpi_ws_recv_untracked(uint32_t comm, int source, int tag)
+{
+    if (comm > UINT16_MAX)
+        return;
+    hp_ws_record r = { .seq = hp_ws_next_seq(), .peer = source, .tag = tag,
+                       .comm = (uint16_t)comm, .kind = HP_WS_RECV, .flags = HP_WS_NO_TIMES };
+    hp_ws_append(&r);
+}
+
 static int coll_class(unsigned fn)
 {
     switch ((int)hp_mpi_collective_op(fn) - 1) {
@@ -748,8 +757,9 @@ static void state_coverage(const replay *rp, const p2p_stats *st)
     char text[1024], unseen[192] = "";
     if (sum[4] > 0)
         snprintf(unseen, sizeof(unseen),
-                 "; calls without times (below HP_PROFILING_MAX_DEPTH or on an unmeasured "
-                 "thread): %llu, nothing charged to them",
+                 "; calls without times (below HP_PROFILING_MAX_DEPTH, on an unmeasured "
+                 "thread, or receives the request table could not take): %llu, nothing "
+                 "charged to them",
                  (unsigned long long)sum[4]);
     snprintf(text, sizeof(text),
              "%.1f%% of %llu communicating MPI calls kept (%zu bytes each)%s%s; %llu of %llu "

@@ -11,6 +11,9 @@
 #    send (MPI_Send_init + MPI_Start) each take the first of two messages, the second sent
 #    300 ms later: the MPI_Recv of the second gets Late Sender 0.3 s (not recorded, the
 #    persistent end shifted the pairing and gave 0, or 0.3 s to the wrong receive);
+#  - "table": 20000 MPI_Irecv pending at once, more than the request table holds: those
+#    it cannot take keep placeholders, so the MPI_Recv of the message after them is
+#    paired with it (Late Sender 0.3 s), not with an earlier one (0);
 #  - HP_VERBOSE=2 on one rank only (an MPMD launch): finalize ends, and rank 0 prints
 #    the finalize split only when it has HP_VERBOSE=2 itself;
 #  - MPIR_CVAR_ODD_EVEN_CLIQUES=1 (the two ranks as two hosts): the coverage line says
@@ -22,7 +25,7 @@
 # receive of the first message instead). A loaded machine only adds (upper bounds x8).
 . "$HP_SRCDIR/test/integration/lib.sh"
 . "$PROGRAMS/mpi/mpi-lib.sh"
-plan 17
+plan 19
 
 check "build waitstates-align.c with hp-instrument mpicc" \
     hp-instrument mpicc -O1 -o align "$MPIPROGS/waitstates-align.c"
@@ -35,7 +38,7 @@ in_range "Wait at N x N on rank 0's MPI_Allreduce: 5 x 40 ms" \
 in_range "... ~0 on rank 1's (it came last)" \
     "$(ws_value scan-dump.txt align/main/nxn/MPI_Allreduce 1 mpi_wait_nxn)" 0 0.02
 check "... the coverage counts the placeholder as not kept" grep -q \
-    "^coverage: 95.5% of 22 communicating MPI calls kept (32 bytes each); calls without times (below HP_PROFILING_MAX_DEPTH or on an unmeasured thread): 1, nothing charged to them; 5 of 5 kept receives matched to their sends\$" \
+    "^coverage: 95.5% of 22 communicating MPI calls kept (32 bytes each); calls without times (below HP_PROFILING_MAX_DEPTH, on an unmeasured thread, or receives the request table could not take): 1, nothing charged to them; 5 of 5 kept receives matched to their sends\$" \
     scan/summary.txt
 check "cubecheck.py passes" cubecheck scan/profile.cubex
 
@@ -51,6 +54,11 @@ in_range "... and not on the one that took the persistent send's message" \
 check "... every message end kept and every receive matched" grep -q \
     "^coverage: 100.0% of 8 communicating MPI calls kept (32 bytes each); 4 of 4 kept receives matched to their sends\$" \
     pers/summary.txt
+
+check "20000 MPI_Irecv pending at once" mpirun_n 2 HP_EXPERIMENT_DIRECTORY=table ./align table
+$CUBEDUMP table/profile.cubex > table-dump.txt
+in_range "Late Sender on the MPI_Recv after them: 300 ms" \
+    "$(ws_value table-dump.txt align/main/table/table_late_recv/MPI_Recv 0 mpi_latesender)" 0.294 2.4
 
 check "HP_VERBOSE=2 on rank 0 only: the job ends" timeout -k 10 "$HP_MPI_TIMEOUT" \
     mpiexec -n 1 env HP_VERBOSE=2 HP_EXPERIMENT_DIRECTORY=v0 ./align pers : \

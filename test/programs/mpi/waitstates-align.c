@@ -12,6 +12,10 @@
  *         pers_send: the same with the first message sent by a persistent send
  *         (MPI_Send_init, MPI_Start) and both received with MPI_Recv, in psend_early_recv
  *         and psend_late_recv (Late Sender 0.3 s on the second only)
+ *   table: rank 0 posts MANY MPI_Irecv at once, more than the request table holds
+ *         (16384 slots), and completes them with MPI_Wait; then rank 1 sends one
+ *         more message 300 ms later, which rank 0's MPI_Recv in table_late_recv waits
+ *         for (Late Sender 0.3 s)
  *
  * A delay is exact from below as in waitstates.c: the early rank tells the late one with
  * a zero-byte message just before it enters, and the late one sleeps after receiving it.
@@ -21,7 +25,7 @@
 #include <string.h>
 #include <time.h>
 
-enum { REPS = 5, READY_TAG = 99 };
+enum { REPS = 5, READY_TAG = 99, MANY = 20000 };
 
 static int rank;
 
@@ -104,6 +108,31 @@ __attribute__((noinline)) static void pers_send(void)
     MPI_Send(&b, 1, MPI_INT, 0, 1, MPI_COMM_WORLD);
 }
 
+__attribute__((noinline)) static void table_late_recv(void)
+{
+    MPI_Recv(NULL, 0, MPI_BYTE, 1, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+}
+
+__attribute__((noinline)) static void table(void)
+{
+    static MPI_Request r[MANY];
+    if (rank == 1) {
+        for (int i = 0; i < MANY; i++)
+            MPI_Send(NULL, 0, MPI_BYTE, 0, 2, MPI_COMM_WORLD);
+        MPI_Recv(NULL, 0, MPI_BYTE, 0, READY_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        nap_ms(300);
+        MPI_Send(NULL, 0, MPI_BYTE, 0, 2, MPI_COMM_WORLD);
+        return;
+    }
+    for (int i = 0; i < MANY; i++)
+        MPI_Irecv(NULL, 0, MPI_BYTE, 1, 2, MPI_COMM_WORLD, &r[i]);
+    /* One by one: MPI_Waitall with MPI_STATUSES_IGNORE draws a GCC 12 warning. */
+    for (int i = 0; i < MANY; i++)
+        MPI_Wait(&r[i], MPI_STATUS_IGNORE);
+    MPI_Send(NULL, 0, MPI_BYTE, 1, READY_TAG, MPI_COMM_WORLD);
+    table_late_recv();
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -122,9 +151,12 @@ int main(int argc, char **argv)
     } else if (strcmp(what, "pers") == 0) {
         pers_recv();
         pers_send();
+    } else if (strcmp(what, "table") == 0) {
+        table();
     } else {
         if (rank == 0)
-            fprintf(stderr, "waitstates-align: unknown scenario '%s' (scan, pers)\n", what);
+            fprintf(stderr, "waitstates-align: unknown scenario '%s' (scan, pers, table)\n",
+                    what);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     if (rank == 0)

@@ -22,6 +22,10 @@ void hp_mpi_trace_sync_clocks(void);
  * Nothing without an earlier hp_mpi_trace_sync_clocks. */
 void hp_mpi_trace_finish_clocks(void);
 
+/* The key of this rank's host (rank: its rank in MPI_COMM_WORLD), the same on every rank
+ * of one host (MPICH's MPIR_CVAR_ODD_EVEN_CLIQUES=1 makes odd and even ranks two). */
+uint64_t hp_mpi_host_key(int rank);
+
 /* The MPI transport's trace step (hp_transport.write_trace), collective: every rank
  * writes its locations into directory/traces.otf2; merged is the job's unified profile
  * on rank 0 (NULL elsewhere). Problems are reported on stderr; the program goes on. */

@@ -75,7 +75,7 @@ static int apply_peer_counts(hp_trace_cut *cut, const uint64_t *recs, const int 
 }
 
 /* Every rank's message counts to the peers they name; 0, or -1 when out of memory here
- * (the collectives are made all the same). */
+ * or on some rank before an exchange (which every rank then skips). */
 static int exchange_channels(hp_trace_cut *cut, MPI_Comm comm, int rank, int size,
                              const uint32_t *comm_map, uint32_t ncomm_map)
 {
@@ -97,14 +97,12 @@ static int exchange_channels(hp_trace_cut *cut, MPI_Comm comm, int rank, int siz
         sd[p] = at[p] = total;
         total += sc[p];
     }
-    uint64_t *out = ok ? malloc(((size_t)total + 1) * sizeof(uint64_t)) : NULL;
-    if (out == NULL) { /* take part with nothing to say */
-        ok = 0;
-        total = 0;
-        for (int p = 0; sc != NULL && p < size; p++)
-            sc[p] = 0;
-    }
-    for (size_t i = 0; ok && i < cut->nchannels; i++) {
+    uint64_t *out = ok ? malloc(((size_t)total + 1) * sizeof(uint64_t)) : NULL, *in = NULL;
+    /* Every exchange is made by all ranks or by none: a rank out of memory says so first. */
+    int all_ok = 0;
+    ok = out != NULL;
+    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+    for (size_t i = 0; all_ok && i < cut->nchannels; i++) {
         const hp_trace_cut_channel *ch = &cut->channels[i];
         if (ch->world == UNKNOWN)
             continue;
@@ -112,19 +110,22 @@ static int exchange_channels(hp_trace_cut *cut, MPI_Comm comm, int rank, int siz
         r[0] = ch->gcomm, r[1] = ch->tag, r[2] = ch->dir, r[3] = ch->count;
         at[ch->world] += 4;
     }
-    int zeros[1] = { 0 };
-    PMPI_Alltoall(sc != NULL ? sc : zeros, 1, MPI_INT, rc != NULL ? rc : zeros, 1, MPI_INT,
-                  comm);
     int received = 0;
-    for (int p = 0; rc != NULL && rd != NULL && p < size; p++) {
-        rd[p] = received;
-        received += rc[p];
+    if (all_ok) {
+        PMPI_Alltoall(sc, 1, MPI_INT, rc, 1, MPI_INT, comm);
+        for (int p = 0; p < size; p++) {
+            rd[p] = received;
+            received += rc[p];
+        }
+        in = malloc(((size_t)received + 1) * sizeof(uint64_t));
+        ok = in != NULL;
+        PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
     }
-    uint64_t *in = malloc(((size_t)received + 1) * sizeof(uint64_t));
-    ok = ok && in != NULL;
-    PMPI_Alltoallv(out, sc, sd, MPI_UINT64_T, in, rc, rd, MPI_UINT64_T, comm);
-    if (ok && apply_peer_counts(cut, in, rc, rd, size) < 0)
-        ok = 0;
+    if (all_ok) {
+        PMPI_Alltoallv(out, sc, sd, MPI_UINT64_T, in, rc, rd, MPI_UINT64_T, comm);
+        ok = apply_peer_counts(cut, in, rc, rd, size) == 0;
+    }
+    ok = ok && all_ok;
     free(in);
     free(out);
     free(sc), free(sd), free(rc), free(rd), free(at);
@@ -317,8 +318,11 @@ void hp_mpi_trace_cut_report(const hp_trace_cut *cut, MPI_Comm comm, int rank, i
         rank == 0 ? malloc((size_t)size * sizeof(*adaptive)) : NULL;
     /* The ranks of one job run one build on one kind of machine: the records are sent
      * as bytes. */
-    PMPI_Gather(&mine, (int)sizeof(mine), MPI_BYTE, all, (int)sizeof(mine), MPI_BYTE, 0,
-                comm);
+    int room = rank != 0 || (all != NULL && cuts != NULL && adaptive != NULL);
+    PMPI_Bcast(&room, 1, MPI_INT, 0, comm); /* rank 0 out of memory: no report, no gather */
+    if (room)
+        PMPI_Gather(&mine, (int)sizeof(mine), MPI_BYTE, all, (int)sizeof(mine), MPI_BYTE, 0,
+                    comm);
     if (rank == 0 && all != NULL && cuts != NULL && adaptive != NULL) {
         for (int r = 0; r < size; r++) {
             cuts[r] = all[r].cut;

@@ -4,11 +4,13 @@
  * finalize that turns the records of all ranks into Scalasca's patterns.
  *
  * Recording: the trace rules of mpi-semantics.txt (mpi_trace_rules.c) and the request
- * completions (mpi_requests.c) call the hooks below after the real call returned, so
- * calls that communicate nothing (MPI_Comm_rank, ...) and the common path of
- * hp_mpi_enter/hp_mpi_exit pay nothing. A record takes the call's enter time and call
+ * completions and persistent starts (mpi_requests.c) call the hooks below after the real
+ * call returned, so calls that communicate nothing (MPI_Comm_rank, ...) and the common
+ * path of hp_mpi_enter/hp_mpi_exit pay nothing. A record takes the call's enter time and call
  * path from the location's top frame (the MPI call's own: measured MPI calls do not nest)
- * and reads the clock once for its end.
+ * and reads the clock once for its end; a call without a frame of its own keeps a
+ * placeholder (HP_WS_NO_TIMES), so that every rank's k-th message end or collective on
+ * a channel stays the k-th in the replay.
  *
  * Replay, collective over the finalize transport's communicator, before the profiles
  * are built:
@@ -24,7 +26,10 @@
  *    collectives are replayed together: one Allreduce of the enter/exit times of all its
  *    instances (and one Scan for MPI_Scan/Exscan).
  * Times are compared across ranks as timer ticks since the job's earliest record; the
- * ranks of one host share the clock (TSC or CLOCK_MONOTONIC), see doc/wait-states.md.
+ * ranks of one host share the clock (TSC or CLOCK_MONOTONIC). The clocks of different
+ * hosts are not synchronised for this (the trace's synchronisation, mpi_clock.c, costs
+ * ping-pongs at MPI_Init and MPI_Finalize): the coverage note says when ranks ran on
+ * several hosts, see doc/wait-states.md.
  */
 #include <math.h>
 #include <stdio.h>
@@ -36,6 +41,7 @@
 #include "adapters/mpi/mpi_adapter.h"
 #include "adapters/mpi/mpi_comms.h"
 #include "adapters/mpi/mpi_functions.h"
+#include "adapters/mpi/mpi_trace.h"
 #include "adapters/mpi/mpi_transport.h"
 #include "adapters/mpi/mpi_waitstates.h"
 #include "measurement/core/config.h"
@@ -47,23 +53,34 @@
 
 /* ------------------------------------------------------------------ recording */
 
-/* The record of f's call so far (enter, call path), or false when the call has no
- * measured frame of its own on top of the location's stack. */
+/* The record of f's call so far (enter, call path), or a placeholder (HP_WS_NO_TIMES)
+ * when the call has no measured frame of its own on top of the location's stack; false
+ * when comm's id does not fit a record. */
 static bool start_record(const hp_mpi_frame *f, hp_ws_record *r, MPI_Comm comm)
 {
-    hp_location *loc = f->loc;
-    if (loc == NULL || hp_location_ignores_events(loc) || loc->depth == 0 ||
-        loc->dropped_depth != 0)
-        return false;
-    const hp_frame *top = &loc->sp[-1];
-    if (top->node == NULL || top->node->region->paradigm != HP_PARADIGM_MPI)
-        return false;
     uint32_t id = hp_mpi_comm_local_id(comm);
     if (id > UINT16_MAX)
         return false; /* an intercommunicator, or one the registry could not take */
-    *r = (hp_ws_record){ .enter = top->start, .node = hp_memory_index(top->node),
-                         .comm = (uint16_t)id };
+    *r = (hp_ws_record){ .comm = (uint16_t)id, .flags = HP_WS_NO_TIMES };
+    hp_location *loc = f->loc;
+    if (loc == NULL || hp_location_ignores_events(loc) || loc->depth == 0 ||
+        loc->dropped_depth != 0)
+        return true;
+    const hp_frame *top = &loc->sp[-1];
+    if (top->node == NULL || top->node->region->paradigm != HP_PARADIGM_MPI)
+        return true;
+    r->enter = top->start;
+    r->node = hp_memory_index(top->node);
+    r->flags = 0;
     return true;
+}
+
+/* Appends r, its end read from the clock unless it is a placeholder. */
+static void finish_record(hp_ws_record *r)
+{
+    if (!(r->flags & HP_WS_NO_TIMES))
+        hp_ws_set_exit(r, hp_timer_now());
+    hp_ws_append(r);
 }
 
 void hp__mpi_ws_send(const hp_mpi_frame *f, int dest, int tag, MPI_Comm comm, int nonblocking)
@@ -76,8 +93,7 @@ void hp__mpi_ws_send(const hp_mpi_frame *f, int dest, int tag, MPI_Comm comm, in
                                                                                    : HP_WS_SEND;
     r.peer = dest;
     r.tag = tag;
-    hp_ws_set_exit(&r, hp_timer_now());
-    hp_ws_append(&r);
+    finish_record(&r);
 }
 
 void hp__mpi_ws_recv(const hp_mpi_frame *f, const MPI_Status *status, MPI_Comm comm)
@@ -90,8 +106,7 @@ void hp__mpi_ws_recv(const hp_mpi_frame *f, const MPI_Status *status, MPI_Comm c
     r.peer = status->MPI_SOURCE;
     r.tag = status->MPI_TAG;
     r.seq = hp_ws_next_seq();
-    hp_ws_set_exit(&r, hp_timer_now());
-    hp_ws_append(&r);
+    finish_record(&r);
 }
 
 void hp__mpi_ws_recv_done(const hp_mpi_frame *f, uint32_t comm, uint32_t seq,
@@ -107,11 +122,31 @@ void hp__mpi_ws_recv_done(const hp_mpi_frame *f, uint32_t comm, uint32_t seq,
         return;
     r.comm = (uint16_t)comm;
     r.seq = seq;
-    r.flags = HP_WS_POSTED_EARLIER;
+    r.flags |= HP_WS_POSTED_EARLIER;
     r.kind = HP_WS_RECV;
     r.peer = status->MPI_SOURCE;
     r.tag = status->MPI_TAG;
-    hp_ws_set_exit(&r, hp_timer_now());
+    finish_record(&r);
+}
+
+void hp__mpi_ws_start_send(const hp_mpi_frame *f, uint32_t comm, int dest, int tag)
+{
+    hp_ws_record r;
+    if (comm > UINT16_MAX || dest == MPI_PROC_NULL || !start_record(f, &r, MPI_COMM_WORLD))
+        return;
+    r.comm = (uint16_t)comm;
+    r.kind = HP_WS_ISEND;
+    r.peer = dest;
+    r.tag = tag;
+    finish_record(&r);
+}
+
+void hp__mpi_ws_recv_untracked(uint32_t comm, int source, int tag)
+{
+    if (comm > UINT16_MAX)
+        return;
+    hp_ws_record r = { .seq = hp_ws_next_seq(), .peer = source, .tag = tag,
+                       .comm = (uint16_t)comm, .kind = HP_WS_RECV, .flags = HP_WS_NO_TIMES };
     hp_ws_append(&r);
 }
 
@@ -148,8 +183,7 @@ void hp__mpi_ws_coll(const hp_mpi_frame *f, int root, MPI_Comm comm)
     r.kind = HP_WS_COLL;
     r.peer = root;
     r.tag = cls;
-    hp_ws_set_exit(&r, hp_timer_now());
-    hp_ws_append(&r);
+    finish_record(&r);
 }
 
 /* ------------------------------------------------------------------ replay: common */
@@ -253,7 +287,7 @@ typedef struct sent_msg { /* what travels to the receiver */
     int32_t tag;
     uint32_t index; /* the send's record index at the sender */
     uint32_t blocking; /* a blocking send: Late Receiver applies */
-    uint32_t pad;
+    uint32_t no_times; /* a placeholder send: its receive is matched, not charged */
 } sent_msg;
 
 typedef struct recv_reply { /* what travels back to a blocking sender */
@@ -407,7 +441,8 @@ static sent_msg *pack_sends(const replay *rp, int *counts)
         uint64_t key = 0;
         world_rank_of(rp, r->comm, r->peer, &key);
         out[at[dest[i]]++] = (sent_msg){ seconds(rp, r->enter), seconds(rp, hp_ws_exit(r)), key,
-                                         r->tag, (uint32_t)i, r->kind != HP_WS_ISEND, 0 };
+                                         r->tag, (uint32_t)i, r->kind != HP_WS_ISEND,
+                                         (r->flags & HP_WS_NO_TIMES) != 0 };
     }
     if (out == NULL || at == NULL) {
         free(out);
@@ -463,7 +498,8 @@ static recv_reply *match_receives(const replay *rp, const sent_msg *in, const in
         size_t i = order[k];
         const hp_ws_record *r = hp_ws_at(i);
         uint64_t key;
-        st->receives++;
+        bool placeholder = (r->flags & HP_WS_NO_TIMES) != 0;
+        st->receives += !placeholder;
         int src = world_rank_of(rp, r->comm, r->peer, &key);
         if (src < 0)
             continue;
@@ -472,6 +508,8 @@ static recv_reply *match_receives(const replay *rp, const sent_msg *in, const in
         if (m < 0)
             continue; /* its send was not kept */
         x.head[slot] = x.next[m];
+        if (placeholder || in[m].no_times)
+            continue; /* the message is taken, so later ones stay matched */
         double enter = seconds(rp, r->enter), exit = seconds(rp, hp_ws_exit(r));
         double late = clamp(in[m].enter - enter, exit - enter);
         hp_ws_charge(r, HP_WSM_LATE_SENDER, late);
@@ -543,7 +581,7 @@ static void replay_p2p(const replay *rp, p2p_stats *st)
  * the latest enter, minus the earliest exit, minus the earliest enter of a non-root and
  * the root's enter; scan_max the latest enter of the ranks up to this one. */
 static void charge_collective(const replay *rp, const hp_ws_record *r, const double *red,
-                              double scan_max, int csize)
+                              double scan_max, int csize, bool root)
 {
     double enter = seconds(rp, r->enter), exit = seconds(rp, hp_ws_exit(r)), dur = exit - enter;
     double last_enter = red[0], first_exit = -red[1];
@@ -561,11 +599,11 @@ static void charge_collective(const replay *rp, const hp_ws_record *r, const dou
         hp_ws_charge(r, HP_WSM_NXN_COMPLETION, clamp(exit - first_exit, dur - wait));
         break;
     case HP_WS_1TON: /* the ranks that are not the root wait for it */
-        if (isfinite(root_enter) && enter != root_enter)
+        if (isfinite(root_enter) && !root)
             hp_ws_charge(r, HP_WSM_LATE_BROADCAST, clamp(root_enter - enter, dur));
         break;
     case HP_WS_NTO1: /* the root waits for the first of the others */
-        if (csize > 1 && isfinite(first_other) && enter == root_enter)
+        if (csize > 1 && isfinite(first_other) && root)
             hp_ws_charge(r, HP_WSM_EARLY_REDUCE, clamp(first_other - enter, dur));
         break;
     case HP_WS_SCAN:
@@ -581,15 +619,20 @@ static void replay_comm(const replay *rp, MPI_Comm c, uint32_t local, int crank,
 {
     size_t total = hp_ws_count();
     size_t *idx = malloc((total + 1) * sizeof(size_t));
-    long mine = 0, n = 0;
+    long mine[2] = { 0, 0 }, agreed[2] = { 0, 0 }; /* count, minus "has a scan" */
     for (size_t i = 0; idx != NULL && i < total; i++) {
         const hp_ws_record *r = hp_ws_at(i);
-        if (r->kind == HP_WS_COLL && r->comm == local)
-            idx[mine++] = i;
+        if (r->kind == HP_WS_COLL && r->comm == local) {
+            idx[mine[0]++] = i;
+            if (r->tag == HP_WS_SCAN)
+                mine[1] = -1;
+        }
     }
     if (idx == NULL)
-        mine = 0;
-    PMPI_Allreduce(&mine, &n, 1, MPI_LONG, MPI_MIN, c);
+        mine[0] = mine[1] = 0;
+    /* Whether to Scan is agreed on: a rank whose scan was not kept must still come. */
+    PMPI_Allreduce(mine, agreed, 2, MPI_LONG, MPI_MIN, c);
+    long n = agreed[0];
     double *v = n > 0 ? malloc((size_t)n * 9 * sizeof(double)) : NULL;
     if (n == 0 || !all_ok(c, v != NULL && n < INT32_MAX / 8)) {
         free(idx);
@@ -597,7 +640,7 @@ static void replay_comm(const replay *rp, MPI_Comm c, uint32_t local, int crank,
         return;
     }
     double *red = v + 4 * n, *scan = v + 8 * n;
-    bool any_scan = false;
+    bool any_scan = agreed[1] != 0;
     for (long k = 0; k < n; k++) {
         const hp_ws_record *r = hp_ws_at(idx[k]);
         double enter = seconds(rp, r->enter);
@@ -607,7 +650,8 @@ static void replay_comm(const replay *rp, MPI_Comm c, uint32_t local, int crank,
         v[4 * k + 1] = -seconds(rp, hp_ws_exit(r));
         v[4 * k + 2] = has_root && !root ? -enter : -HUGE_VAL;
         v[4 * k + 3] = root ? enter : -HUGE_VAL;
-        any_scan |= r->tag == HP_WS_SCAN; /* the same instance is a scan on every rank */
+        if (r->flags & HP_WS_NO_TIMES) /* neutral in every maximum */
+            v[4 * k] = v[4 * k + 1] = v[4 * k + 2] = v[4 * k + 3] = -HUGE_VAL;
     }
     PMPI_Allreduce(v, red, (int)(4 * n), MPI_DOUBLE, MPI_MAX, c);
     if (any_scan) {
@@ -616,8 +660,12 @@ static void replay_comm(const replay *rp, MPI_Comm c, uint32_t local, int crank,
         PMPI_Scan(red, scan, (int)n, MPI_DOUBLE, MPI_MAX, c);
         PMPI_Allreduce(v, red, (int)(4 * n), MPI_DOUBLE, MPI_MAX, c);
     }
-    for (long k = 0; k < n; k++)
-        charge_collective(rp, hp_ws_at(idx[k]), &red[4 * k], any_scan ? scan[k] : 0, csize);
+    for (long k = 0; k < n; k++) {
+        const hp_ws_record *r = hp_ws_at(idx[k]);
+        bool root = (r->tag == HP_WS_1TON || r->tag == HP_WS_NTO1) && r->peer == crank;
+        if (!(r->flags & HP_WS_NO_TIMES))
+            charge_collective(rp, r, &red[4 * k], any_scan ? scan[k] : 0, csize, root);
+    }
     free(idx);
     free(v);
 }
@@ -692,25 +740,40 @@ static void replay_collectives(const replay *rp)
 
 /* ------------------------------------------------------------------ replay: entry */
 
-/* The job's coverage, on rank 0 as the note of the summary. */
+/* The job's coverage, on rank 0 as the note of the summary. Placeholders count as
+ * calls not kept. */
 static void state_coverage(const replay *rp, const p2p_stats *st)
 {
-    uint64_t mine[4] = { hp_ws_count(), hp_ws_dropped(), st->receives, st->matched };
-    uint64_t sum[4] = { 0, 0, 0, 0 };
-    PMPI_Reduce(mine, sum, 4, MPI_UINT64_T, MPI_SUM, 0, rp->comm);
+    uint64_t mine[5] = { hp_ws_count(), hp_ws_dropped(), st->receives, st->matched, 0 };
+    uint64_t sum[5] = { 0, 0, 0, 0, 0 };
+    for (size_t i = 0; i < mine[0]; i++)
+        mine[4] += (hp_ws_at(i)->flags & HP_WS_NO_TIMES) != 0;
+    PMPI_Reduce(mine, sum, 5, MPI_UINT64_T, MPI_SUM, 0, rp->comm);
+    uint64_t host = hp_mpi_host_key(rp->rank), keys[2] = { host, ~host }, least[2] = { 0, 0 };
+    PMPI_Reduce(keys, least, 2, MPI_UINT64_T, MPI_MIN, 0, rp->comm);
     if (rp->rank != 0)
         return;
     uint64_t calls = sum[0] + sum[1];
-    char text[512];
+    char text[1024], unseen[192] = "";
+    if (sum[4] > 0)
+        snprintf(unseen, sizeof(unseen),
+                 "; calls without times (below HP_PROFILING_MAX_DEPTH, on an unmeasured "
+                 "thread, or receives the request table could not take): %llu, nothing "
+                 "charged to them",
+                 (unsigned long long)sum[4]);
     snprintf(text, sizeof(text),
-             "%.1f%% of %llu communicating MPI calls kept (%zu bytes each)%s; %llu of %llu "
-             "kept receives matched to their sends",
-             calls > 0 ? 100.0 * (double)sum[0] / (double)calls : 100.0,
+             "%.1f%% of %llu communicating MPI calls kept (%zu bytes each)%s%s; %llu of %llu "
+             "kept receives matched to their sends%s",
+             calls > 0 ? 100.0 * (double)(sum[0] - sum[4]) / (double)calls : 100.0,
              (unsigned long long)calls, sizeof(hp_ws_record),
              sum[1] > 0 ? ", the rest dropped when the budget's half for them was full "
                           "(HP_TOTAL_MEMORY): patterns cover the kept part"
                         : "",
-             (unsigned long long)sum[3], (unsigned long long)sum[2]);
+             unseen, (unsigned long long)sum[3], (unsigned long long)sum[2],
+             least[0] != ~least[1] ? "; the ranks ran on several hosts, whose clocks are "
+                                     "compared unsynchronised: patterns between ranks of "
+                                     "different hosts are unreliable (doc/wait-states.md)"
+                                   : "");
     hp_ws_set_note(text);
 }
 
@@ -724,7 +787,7 @@ void hp__mpi_ws_replay(const hp_transport *t)
     PMPI_Comm_size(rp.comm, &rp.size);
     uint64_t first = UINT64_MAX;
     for (size_t i = 0, n = hp_ws_count(); i < n; i++)
-        if (hp_ws_at(i)->enter < first)
+        if (hp_ws_at(i)->enter < first && !(hp_ws_at(i)->flags & HP_WS_NO_TIMES))
             first = hp_ws_at(i)->enter;
     PMPI_Allreduce(&first, &rp.base, 1, MPI_UINT64_T, MPI_MIN, rp.comm);
     p2p_stats st = { 0, 0 };

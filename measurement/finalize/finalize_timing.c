@@ -115,10 +115,10 @@ static void say(const char *what, int ranks, const uint64_t *mine, const uint64_
            (double)max[HP_PHASE_WAIT] * s, tail);
 }
 
+/* Collective on every rank whatever its log level (HP_VERBOSE may differ between the
+ * ranks of an MPMD launch): only rank 0's decides whether the lines are written. */
 void hp_finalize_timing_report(const hp_transport *t)
 {
-    if (!hp_log_enabled(HP_LOG_DEBUG))
-        return;
     hp_finalize_phase_enter(HP_PHASE_NONE);
     put_totals(spent);
     uint64_t mine[SLOTS]; /* the reduction's own waits are not finalize's */
@@ -130,7 +130,7 @@ void hp_finalize_timing_report(const hp_transport *t)
     m.sent = sent - sent_before;
     received -= received_before;
     hp_tree_reduce(t, &max_tree, &m);
-    if (t->rank != 0)
+    if (t->rank != 0 || !hp_log_enabled(HP_LOG_DEBUG))
         return;
     char tail[160];
     snprintf(tail, sizeof(tail), " sent=%llu received=%llu", (unsigned long long)m.sent,

@@ -129,6 +129,8 @@ reader_rules() {
             fi
         done < "$WORK/reader-rules.list"
         echo "# CubeLib's cube_dump reads the $n profile(s)"
+    else
+        echo "# SKIP cube_dump: not installed, CubeLib's own reader not tried on the $n profile(s)"
     fi
     echo "# $n profile(s) meet the Cube reader rules"
 }

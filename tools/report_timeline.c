@@ -798,20 +798,6 @@ static void timeline_release(hp_timeline *tl)
     free(tl->messages);
 }
 
-void hp__timeline_rule(const hp_timeline *tl, char *buf, size_t size)
-{
-    if (tl->max_per_bin == 0)
-        snprintf(buf, size, "no thinning: every region visit, sample and message is kept");
-    else
-        snprintf(buf, size,
-                 "per track, the run is cut into %d bins of %.6g ms; a region visit that is "
-                 "neither an MPI call nor longer than one bin, and a sample, is kept only "
-                 "while fewer than %u such events starting in its bin were kept; MPI calls "
-                 "and messages are always kept",
-                 HP_TIMELINE_BINS, (double)(tl->length_ns / HP_TIMELINE_BINS + 1) / 1e6,
-                 tl->max_per_bin);
-}
-
 /* ---------------------------------------------------------------- the subcommand */
 
 /* The archive of arg: an experiment directory's traces.otf2, or a .otf2 file. */

@@ -21,6 +21,13 @@
 # bench_workdir NAME   makes $BUILDDIR/bench/work/NAME anew, enters it (WORK names it)
 #                       and unsets the HP_ variables that would change what an MPI
 #                       benchmark measures
+# bench_mpi_start TOOL LIBRARY TITLE KEY
+#                       the start of an MPI benchmark, after bench_args: sets MPICC and
+#                       MPIEXEC (defaults mpicc, mpiexec), SRCDIR, CORELIBDIR
+#                       ($BUILDDIR/.libs), INSTRUMENT and HP_RUN (their paths in
+#                       BUILDDIR); dies when $BUILDDIR/TOOL is not there; without
+#                       CORELIBDIR/LIBRARY, MPICC or MPIEXEC prints "TITLE: skipped (...)"
+#                       and "bench: KEY=skipped" and exits 0
 # plugin_cflags BUILDDIR COMPILER
 #                       prints the flags that compile with hpmeasure's GCC plug-in, or
 #                       nothing when BUILDDIR has no plug-in or COMPILER cannot load it
@@ -37,6 +44,22 @@ bench_args() {
     fi
     BUILDDIR=$(cd "$1" 2>/dev/null && pwd) || die "no build directory '$1'"
     REPS=${2:-5}
+}
+
+bench_mpi_start() {
+    MPICC=${MPICC:-mpicc}
+    MPIEXEC=${MPIEXEC:-mpiexec}
+    SRCDIR=$(dirname "$BENCHDIR")
+    CORELIBDIR=$BUILDDIR/.libs
+    INSTRUMENT=$BUILDDIR/hp-instrument
+    HP_RUN=$BUILDDIR/hp-run
+    [ -x "$BUILDDIR/$1" ] || die "$BUILDDIR/$1 not found (run make first)"
+    if [ ! -f "$CORELIBDIR/$2" ] ||
+        ! command -v "$MPICC" >/dev/null 2>&1 || ! command -v "${MPIEXEC%% *}" >/dev/null 2>&1; then
+        echo "$3: skipped (no $MPICC, no ${MPIEXEC%% *} or no $2)"
+        echo "bench: $4=skipped"
+        exit 0
+    fi
 }
 
 bench_workdir() {

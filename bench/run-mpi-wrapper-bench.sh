@@ -36,24 +36,12 @@ BENCHDIR=$(cd "$(dirname "$0")" && pwd)
 . "$BENCHDIR/lib.sh"
 
 bench_args "$@"
-MPICC=${MPICC:-mpicc}
-MPIEXEC=${MPIEXEC:-mpiexec}
+bench_mpi_start hp-instrument libhpmeasure_mpi.so "MPI wrapper cost" mpi_wrapper
 
 CALLS=1000000   # timed calls per run
 CALLS_1=100000  # the two cachegrind runs
 CALLS_2=200000
 TIME_LIMIT=300  # seconds for one run (cachegrind runs are ~50x slower)
-
-SRCDIR=$(dirname "$BENCHDIR")
-INSTRUMENT=$BUILDDIR/hp-instrument
-CORELIBDIR=$BUILDDIR/.libs
-[ -x "$INSTRUMENT" ] || die "$INSTRUMENT not found (run make first)"
-if [ ! -f "$CORELIBDIR/libhpmeasure_mpi.so" ] ||
-    ! command -v "$MPICC" >/dev/null 2>&1 || ! command -v "${MPIEXEC%% *}" >/dev/null 2>&1; then
-    echo "MPI wrapper cost: skipped (no $MPICC, no ${MPIEXEC%% *} or no libhpmeasure_mpi.so)"
-    echo "bench: mpi_wrapper=skipped"
-    exit 0
-fi
 
 bench_workdir mpi-wrapper
 

@@ -27,22 +27,11 @@ BENCHDIR=$(cd "$(dirname "$0")" && pwd)
 . "$BENCHDIR/lib.sh"
 
 bench_args "$@"
-MPICC=${MPICC:-mpicc}
-MPIEXEC=${MPIEXEC:-mpiexec}
+bench_mpi_start hp-run libhpmeasure_mpi_preload.so "Short run under hp-run" short_run
 
 TERMS=24000000    # about 0.5 s on 2 ranks here
 CG_TERMS=800000   # the cachegrind runs
 TIME_LIMIT=300
-
-CORELIBDIR=$BUILDDIR/.libs
-HP_RUN=$BUILDDIR/hp-run
-[ -x "$HP_RUN" ] || die "$HP_RUN not found (run make first)"
-if [ ! -f "$CORELIBDIR/libhpmeasure_mpi_preload.so" ] ||
-    ! command -v "$MPICC" >/dev/null 2>&1 || ! command -v "${MPIEXEC%% *}" >/dev/null 2>&1; then
-    echo "Short run under hp-run: skipped (no $MPICC, no ${MPIEXEC%% *} or no preload library)"
-    echo "bench: short_run=skipped"
-    exit 0
-fi
 
 bench_workdir short-run
 export HP_RUN_LIBDIR="$CORELIBDIR"

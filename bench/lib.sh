@@ -12,6 +12,11 @@
 #                       appended to run.log
 # keep_min NAME VALUE   sets the variable NAME to the count VALUE when NAME is empty or
 #                       larger (the minimum over a benchmark's rounds)
+# min_of_rounds FN VARIANT...
+#                       REPS rounds, each running `FN VARIANT` (a function of the script
+#                       that prints one count) for every variant in turn, so that all
+#                       variants see the same noise; keeps each variant's minimum in
+#                       min_VARIANT; exits 1 when a run fails
 # CACHEGRIND           the valgrind command that counts instructions into cg.log (in the
 #                       current directory); put it after launch's VAR=VALUE words
 # cachegrind_count WHAT prints the instruction count of cg.log, or dies naming WHAT
@@ -109,6 +114,19 @@ cachegrind_count() {
     _ir=$(sed -n 's/.*I *refs: *//p' cg.log 2>/dev/null | tr -d ,)
     is_count "$_ir" || die "no instruction count from cachegrind for $1 (see cg.log, run.log)"
     echo "$_ir"
+}
+
+min_of_rounds() {
+    _fn=$1
+    shift
+    _rep=1
+    while [ "$_rep" -le "$REPS" ]; do
+        for _v in "$@"; do
+            _t=$("$_fn" "$_v") || exit 1
+            keep_min "min_$_v" "$_t"
+        done
+        _rep=$((_rep + 1))
+    done
 }
 
 keep_min() {

@@ -82,6 +82,7 @@ program() {
 }
 
 # run_time NAME: the loop's time in ns for CALLS calls (rank 0's figure).
+# shellcheck disable=SC2317 # called through min_of_rounds
 run_time() {
     rm -rf "$WORK/exp"
     # shellcheck disable=SC2046 # the variant's words are separate arguments
@@ -104,14 +105,8 @@ run_instructions() {
 }
 
 VARIANTS="plain floor off on on_unwind tool_plain tool_off tool_on"
-rep=1
-while [ "$rep" -le "$REPS" ]; do
-    for v in $VARIANTS; do
-        t=$(run_time "$v") || exit 1
-        keep_min "min_$v" "$t"
-    done
-    rep=$((rep + 1))
-done
+# shellcheck disable=SC2086 # VARIANTS is a list of words
+min_of_rounds run_time $VARIANTS
 have_cg=0
 if command -v valgrind >/dev/null 2>&1; then
     have_cg=1

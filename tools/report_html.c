@@ -20,6 +20,7 @@
 #include "cube_reader.h"
 #include "profile/summary.h"
 #include "report.h"
+#include "report_load.h"
 #include "report_html_page.h"
 #include "report_score.h"
 

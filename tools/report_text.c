@@ -11,6 +11,7 @@
 #include "cube_reader.h"
 #include "profile/summary.h"
 #include "report.h"
+#include "report_load.h"
 #include "report_format.h"
 
 typedef struct text_args {

@@ -72,9 +72,6 @@ typedef struct {
     unsigned max_per_bin;     /* 0 = no thinning */
 } hp_timeline;
 
-/* The thinning rule, one sentence, as written into both outputs. */
-void hp__timeline_rule(const hp_timeline *tl, char *buf, size_t size);
-
 /* Writers: 0 on success, -1 after a message on stderr (the output could not be written). */
 int hp__timeline_write_json(const hp_timeline *tl, FILE *out);
 int hp__timeline_write_html(const hp_timeline *tl, FILE *out);

@@ -106,21 +106,6 @@ static void put_slices_and_samples(FILE *out, const hp_timeline *tl, size_t t)
     }
 }
 
-void hp__timeline_rule(const hp_timeline *tl, char *buf, size_t size)
-{
-    if (tl->max_per_bin == 0)
-        snprintf(buf, size, "no thinning: every region visit, sample and message is kept");
-    else
-        snprintf(buf, size,
-                 "per track, the run is cut into %d bins of %.6g ms; a region visit that is "
-                 "neither an MPI call nor longer than one bin, and a sample, is kept only "
-                 "while fewer than %u such events starting in its bin were kept; MPI calls "
-                 "and messages are always kept",
-                 HP_TIMELINE_BINS, (double)(tl->length_ns / HP_TIMELINE_BINS + 1) / 1e6,
-                 tl->max_per_bin);
-}
-
-
 /* A message's flow runs from 1 ns after the send to 1 ns before the receive: we record a
  * send at its call's entry and a receive at its call's exit, so the flow's ends fall
  * inside the two MPI calls, whose slices the viewers then bind them to. */
@@ -157,6 +142,21 @@ static void put_stack_frames(FILE *out, const hp_timeline *tl)
     fputs("},\n", out);
 }
 
+/* The thinning rule, one sentence, as written into both outputs. */
+static void timeline_rule(const hp_timeline *tl, char *buf, size_t size)
+{
+    if (tl->max_per_bin == 0)
+        snprintf(buf, size, "no thinning: every region visit, sample and message is kept");
+    else
+        snprintf(buf, size,
+                 "per track, the run is cut into %d bins of %.6g ms; a region visit that is "
+                 "neither an MPI call nor longer than one bin, and a sample, is kept only "
+                 "while fewer than %u such events starting in its bin were kept; MPI calls "
+                 "and messages are always kept",
+                 HP_TIMELINE_BINS, (double)(tl->length_ns / HP_TIMELINE_BINS + 1) / 1e6,
+                 tl->max_per_bin);
+}
+
 static void put_counts(FILE *out, const hp_timeline *tl)
 {
     uint64_t enters = 0, slices = 0, samples = 0, dropped = 0;
@@ -167,7 +167,7 @@ static void put_counts(FILE *out, const hp_timeline *tl)
         dropped += tl->tracks[t].dropped;
     }
     char rule[512];
-    hp__timeline_rule(tl, rule, sizeof(rule));
+    timeline_rule(tl, rule, sizeof(rule));
     fputs("\"thinning\":", out);
     put_string(out, rule);
     fprintf(out, ",\"max_per_bin\":%u,\"bins\":%d,\"length_ns\":%" PRIu64
@@ -219,7 +219,7 @@ int hp__timeline_write_json(const hp_timeline *tl, FILE *out)
 static void put_html_data(FILE *out, const hp_timeline *tl)
 {
     char rule[512];
-    hp__timeline_rule(tl, rule, sizeof(rule));
+    timeline_rule(tl, rule, sizeof(rule));
     fputs("{\"rule\":", out);
     put_string(out, rule);
     fprintf(out, ",\"length\":%" PRIu64 ",\n\"names\":[", tl->length_ns);

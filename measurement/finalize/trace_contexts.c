@@ -191,8 +191,11 @@ uint32_t hp_trace_contexts_enter(const hp_trace_contexts *c, uint32_t parent, ui
 {
     if (parent == UINT32_MAX && region == c->cnodes[0].region)
         return 0;
-    if (parent < c->ncnodes) {
-        edge want = { (uint64_t)parent << 32 | region, 0 };
+    /* Threads other than a process's first never enter the root (the program): their
+     * outermost regions are its children. */
+    uint32_t below = parent == UINT32_MAX ? 0 : parent;
+    if (below < c->ncnodes) {
+        edge want = { (uint64_t)below << 32 | region, 0 };
         const edge *hit = bsearch(&want, c->edges, c->nedges, sizeof(edge), compare_edges);
         if (hit != NULL)
             return hit->child;

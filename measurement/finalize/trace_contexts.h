@@ -34,8 +34,9 @@ uint32_t hp_trace_contexts_of(hp_trace_contexts *c, const hp_cct_node *node);
 void hp_trace_contexts_set_markers(hp_trace_contexts *c, const uint32_t *regions, unsigned n);
 
 /* The calling context of region (global id) entered below context parent (UINT32_MAX:
- * at the top, where only the root's region or a marker can be entered): the unified
- * tree's child, else the marker context; UINT32_MAX when there is none. */
+ * at the top, where the root's region, a child of the root (a thread's outermost
+ * region) or a marker is entered): the unified tree's node, else the marker context;
+ * UINT32_MAX when there is none. */
 uint32_t hp_trace_contexts_enter(const hp_trace_contexts *c, uint32_t parent, uint32_t region);
 
 /* The parent of a calling context (UINT32_MAX: it is at the top). */

@@ -117,7 +117,8 @@ TEST(entered_regions_and_markers_have_contexts)
     ASSERT_UINT_EQ(hp_trace_contexts_enter(c, 0, 3), 3);
     ASSERT_UINT_EQ(hp_trace_contexts_enter(c, 3, 1), 4);
     ASSERT_UINT_EQ(hp_trace_contexts_enter(c, 3, 2), UINT32_MAX); /* root/r3/r2: no path */
-    ASSERT_UINT_EQ(hp_trace_contexts_enter(c, UINT32_MAX, 1), UINT32_MAX);
+    ASSERT_UINT_EQ(hp_trace_contexts_enter(c, UINT32_MAX, 1), 1); /* a thread's outermost */
+    ASSERT_UINT_EQ(hp_trace_contexts_enter(c, UINT32_MAX, 2), UINT32_MAX);
     ASSERT_UINT_EQ(hp_trace_contexts_enter(c, 2, 6), 5 + 2);
     ASSERT_UINT_EQ(hp_trace_contexts_enter(c, 4, 7), 5 + 6 + 4);
     ASSERT_UINT_EQ(hp_trace_contexts_enter(c, UINT32_MAX, 7), 5 + 6 + 5);

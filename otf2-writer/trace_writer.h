@@ -83,6 +83,21 @@ int hp_trace_writer_set_adaptive(hp_trace_writer *w);
  * its samples name generator k. */
 void hp_trace_writer_set_halvings(hp_trace_writer *w, unsigned halvings);
 
+/* Hybrid traces (sampling on): instrumented regions are CallingContextEnter/Leave
+ * events over the unified call tree (context i = call path i). The trace's own marker
+ * regions (TRACE BUFFER FLUSH and the like) are not in that tree; marker region k
+ * (0 <= k < nmarkers) entered below context parent gets the context computed here
+ * (parent UINT32_MAX: at the top), the same on every process without communication. */
+static inline uint32_t hp_trace_marker_context(size_t ncnodes, unsigned k, uint32_t parent)
+{
+    size_t below = parent < ncnodes ? parent : ncnodes;
+    return (uint32_t)(ncnodes + (size_t)k * (ncnodes + 1) + below);
+}
+
+/* The marker regions (global ids), before global_defs (rank 0): with sampling on, the
+ * definitions include every marker context above. The writer keeps the pointer. */
+void hp_trace_writer_set_markers(hp_trace_writer *w, const uint32_t *regions, unsigned n);
+
 /* Global definitions, on rank 0 only: clock properties (ticks per second of the global
  * time, the smallest and largest global timestamp of all events), the regions (the
  * unified profile's regions: paradigm strings "compiler", "mpi", "user",

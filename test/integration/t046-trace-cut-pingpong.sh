@@ -5,7 +5,8 @@
 # (the adaptive buffer by default). When a rank's events fill their share, the ranks
 # agree at MPI_Finalize on the earliest stop: each keeps its events before it, every
 # kept message with both halves, and marks the rest by one TRACE EVENTS DROPPED region
-# (Enter at the cut, Leave at its last record) with no event but samples inside or
+# (Enter at the cut, Leave at its last record; with sampling on a CallingContextEnter and
+# Leave of its calling context at the top, like every region) with no event but samples inside or
 # after it; samples go on to the end on every rank (the last within 2 sampling periods
 # of it). summary.txt says the range and counts of every rank, and each rank's kept and
 # left-out message events make 2 per round. Both runs leave HP_TRACE_ADAPTIVE unset:
@@ -14,12 +15,14 @@
 . "$HP_SRCDIR/test/integration/lib.sh"
 plan 20
 
-# dropped DIR: per rank "marked" when TRACE EVENTS DROPPED is entered once, left once
-# after it, and only samples (and that Leave) follow its Enter before PROGRAM_END
+# dropped DIR: per rank "marked" when TRACE EVENTS DROPPED is entered once as a calling
+# context, left once after it, and only samples (and that Leave) follow its Enter before
+# PROGRAM_END; "bad" with any plain ENTER or LEAVE (the trace is hybrid)
 dropped() {
     otf2-print "$1/traces.otf2" | unsanitized awk '
-        $1 == "ENTER" && /"TRACE EVENTS DROPPED"/ { in_[$2]++; open_[$2] = 1; next }
-        $1 == "LEAVE" && /"TRACE EVENTS DROPPED"/ { out[$2]++; open_[$2] = 0; done_[$2] = 1; next }
+        $1 == "ENTER" || $1 == "LEAVE" { bad[$2]++ }
+        $1 == "CALLING_CONTEXT_ENTER" && /"TRACE EVENTS DROPPED"/ { in_[$2]++; open_[$2] = 1; next }
+        $1 == "CALLING_CONTEXT_LEAVE" && /"TRACE EVENTS DROPPED"/ { out[$2]++; open_[$2] = 0; done_[$2] = 1; next }
         $1 == "PROGRAM_BEGIN" { locs[$2] = 1 }
         (open_[$2] || done_[$2]) && $1 != "CALLING_CONTEXT_SAMPLE" && $1 != "PROGRAM_END" { bad[$2]++ }
         END { for (l in locs) print l, (in_[l] == 1 && out[l] == 1 && !bad[l]) ? "marked" : "bad" }' |

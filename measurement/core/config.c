@@ -79,8 +79,9 @@ static const config_var config_vars[] = {
     { "HP_ENABLE_PROFILING", VAR_BOOL, "true", FIELD(enable_profiling),
       "Write a call-path profile (profile.cubex, summary.txt)." },
     { "HP_ENABLE_TRACING", VAR_BOOL, "false", FIELD(enable_tracing),
-      "Also write an OTF2 trace (traces.otf2) of every measured region's Enter/Leave; "
-      "see doc/tracing.md." },
+      "Also write an OTF2 trace (traces.otf2) of every measured region's enter and leave: "
+      "Enter/Leave events, or with sampling on calling-context events over the samples' "
+      "calling-context tree; see doc/tracing.md." },
     { "HP_WAIT_STATES", VAR_BOOL, "true", FIELD(wait_states),
       "MPI jobs: keep a 32-byte record of every point-to-point message end and blocking "
       "collective (at most half of HP_TOTAL_MEMORY) and compute Scalasca's wait states "

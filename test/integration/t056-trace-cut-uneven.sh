@@ -22,9 +22,12 @@ HP_TRACE_EVENT_SHARE=25 HP_OVERHEAD_BUDGET=0 HP_TRACE_BUFFER=256K HP_TRACE_ADAPT
 cp "$WORK/last.err" cut.err
 # stop times of ranks 0..3 from summary.txt's cut lines
 sed -n 's/^  rank \([0-3]\): events stopped at \([0-9.]*\) s;.*/\1 \2/p' cut/summary.txt > stops.txt
-check "every rank stopped; ranks 2 and 3 at least 0.5 s after ranks 0 and 1" \
-    awk '{ t[$1] = $2; n++ } END { exit !(n == 4 && t[2] > t[0] + 0.5 && t[2] > t[1] + 0.5 &&
-                                           t[3] > t[0] + 0.5 && t[3] > t[1] + 0.5) }' stops.txt
+# Ranks 0 and 1 record about 2.5 times the events of ranks 2 and 3 per phase, so they fill
+# their share in well under half the time; compared as a ratio, since how many seconds
+# that is depends on the machine's speed and load (0.47/0.88 s idle, 2.1/4.1 s loaded).
+check "every rank stopped; ranks 2 and 3 after at least 1.4 times the time of ranks 0 and 1" \
+    awk '{ t[$1] = $2; n++ } END { exit !(n == 4 && t[2] > 1.4 * t[0] && t[2] > 1.4 * t[1] &&
+                                           t[3] > 1.4 * t[0] && t[3] > 1.4 * t[1]) }' stops.txt
 $OTF2CHECK cut/traces.otf2 > cut.check
 check "otf2check.py passes without a warning: every kept send has its receive" \
     sh -c "grep -q 'SUMMARY: PASS  errors=0 warnings=0' cut.check &&

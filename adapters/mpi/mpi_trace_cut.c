@@ -8,12 +8,14 @@
  * smaller count; the number of collective operations kept per communicator is the
  * smallest any member completed before the cut (one MPI_Allreduce). After the trace is
  * written, rank 0 gathers what each rank left out and appends it to summary.txt.
+ * Every collective here waits off the CPU (mpi_offcpu.h): at finalize most ranks wait.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "adapters/mpi/mpi_comms.h"
+#include "adapters/mpi/mpi_offcpu.h"
 #include "adapters/mpi/mpi_trace.h"
 #include "measurement/core/location.h"
 #include "measurement/core/trace_bins.h"
@@ -112,8 +114,8 @@ static int exchange_channels(hp_trace_cut *cut, MPI_Comm comm, int rank, int siz
         at[ch->world] += 4;
     }
     int zeros[1] = { 0 };
-    PMPI_Alltoall(sc != NULL ? sc : zeros, 1, MPI_INT, rc != NULL ? rc : zeros, 1, MPI_INT,
-                  comm);
+    hp__mpi_offcpu_alltoall(sc != NULL ? sc : zeros, 1, MPI_INT, rc != NULL ? rc : zeros, 1,
+                            MPI_INT, comm);
     int received = 0;
     for (int p = 0; rc != NULL && rd != NULL && p < size; p++) {
         rd[p] = received;
@@ -121,7 +123,7 @@ static int exchange_channels(hp_trace_cut *cut, MPI_Comm comm, int rank, int siz
     }
     uint64_t *in = malloc(((size_t)received + 1) * sizeof(uint64_t));
     ok = ok && in != NULL;
-    PMPI_Alltoallv(out, sc, sd, MPI_UINT64_T, in, rc, rd, MPI_UINT64_T, comm);
+    hp__mpi_offcpu_alltoallv(out, sc, sd, MPI_UINT64_T, in, rc, rd, MPI_UINT64_T, comm);
     if (ok && apply_peer_counts(cut, in, rc, rd, size) < 0)
         ok = 0;
     free(in);
@@ -142,10 +144,10 @@ static int agree_collectives(hp_trace_cut *cut, MPI_Comm comm, const uint32_t *c
         if (g != UNKNOWN && g + 1 > mine)
             mine = g + 1;
     }
-    PMPI_Allreduce(&mine, &n, 1, MPI_UINT64_T, MPI_MAX, comm);
+    hp__mpi_offcpu_allreduce(&mine, &n, 1, MPI_UINT64_T, MPI_MAX, comm);
     uint64_t *fewest = n < (1u << 20) ? malloc(2 * n * sizeof(uint64_t)) : NULL;
     int ok = fewest != NULL, all_ok = 0;
-    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+    hp__mpi_offcpu_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
     ok = all_ok;
     for (uint64_t g = 0; ok && g < n; g++)
         fewest[g] = UINT64_MAX;
@@ -157,7 +159,7 @@ static int agree_collectives(hp_trace_cut *cut, MPI_Comm comm, const uint32_t *c
     }
     uint64_t *agreed = fewest != NULL ? fewest + n : NULL;
     if (ok) { /* the same on every rank */
-        PMPI_Allreduce(fewest, agreed, (int)n, MPI_UINT64_T, MPI_MIN, comm);
+        hp__mpi_offcpu_allreduce(fewest, agreed, (int)n, MPI_UINT64_T, MPI_MIN, comm);
         for (uint32_t l = 0; l < nlocal && l < cut->ncomms; l++) {
             uint64_t g = global_comm(l, comm_map, ncomm_map);
             if (g == UNKNOWN)
@@ -175,16 +177,16 @@ hp_trace_cut *hp_mpi_trace_cut_agree(MPI_Comm comm, int rank, int size,
 {
     hp_trace_clock clock = hp_trace_output_clock();
     uint64_t mine = hp_trace_cut_local_stop(&clock), at = HP_TRACE_CUT_NONE;
-    PMPI_Allreduce(&mine, &at, 1, MPI_UINT64_T, MPI_MIN, comm);
+    hp__mpi_offcpu_allreduce(&mine, &at, 1, MPI_UINT64_T, MPI_MIN, comm);
     if (at == HP_TRACE_CUT_NONE)
         return NULL; /* no buffer stopped: every event is kept */
     hp_trace_cut *cut = hp_trace_cut_new(at, &clock);
     int ok = cut != NULL, all_ok = 0;
-    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+    hp__mpi_offcpu_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
     if (all_ok) {
         ok = exchange_channels(cut, comm, rank, size, comm_map, ncomm_map) == 0;
         ok = agree_collectives(cut, comm, comm_map, ncomm_map) == 0 && ok;
-        PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+        hp__mpi_offcpu_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
     }
     if (!all_ok) {
         if (rank == 0)
@@ -270,7 +272,7 @@ void hp_mpi_trace_cut_report(const hp_trace_cut *cut, MPI_Comm comm, int rank, i
     rank_cut mine = this_rank(cut);
     rank_cut *all = rank == 0 ? malloc((size_t)size * sizeof(*all)) : NULL;
     _Static_assert(sizeof(rank_cut) == 5 * sizeof(uint64_t), "sent as five uint64_t");
-    PMPI_Gather(&mine, 5, MPI_UINT64_T, all, 5, MPI_UINT64_T, 0, comm);
+    hp__mpi_offcpu_gather(&mine, 5, MPI_UINT64_T, all, 5, MPI_UINT64_T, 0, comm);
     if (rank == 0 && all != NULL)
         say_cut(cut, all, size);
     free(all);

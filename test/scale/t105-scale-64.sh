@@ -36,7 +36,7 @@ check_eq "finalize split: one wall and one CPU line for $P ranks" \
        sed 's/ $//')"
 check "finalize split: the phases add up to the total" awk '{
     for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2]; if ($i == "max:") break }
-    sum = v["unify"] + v["merge"] + v["cube"] + v["trace"] + v["wait"]
+    sum = v["unify"] + v["merge"] + v["cube"] + v["trace"] + v["replay"] + v["wait"]
     if (sum - v["total"] > 0.00001 || v["total"] - sum > 0.00001) {
         print "phases " sum " != total " v["total"] ": " $0; bad = 1 }
     if (v["total"] <= 0) { print "no time: " $0; bad = 1 }

@@ -461,7 +461,11 @@ static inline void exit_at(hp_mpi_frame *f, uint64_t now, bool messages)
  * common exit stays a leaf. */
 static __attribute__((noinline)) void exit_closing(hp_mpi_frame *f, uint64_t now)
 {
-    hp__mpi_ws_close(f, now);
+    if (f->trace & HP_MPI_TRACE_WS_OPEN0)
+        hp_ws_set_exit(f->ws_open[0], now);
+    if (f->trace & HP_MPI_TRACE_WS_OPEN1)
+        hp_ws_set_exit(f->ws_open[1], now);
+    f->trace &= ~(unsigned)HP_MPI_TRACE_WS;
     exit_at(f, now, true);
 }
 

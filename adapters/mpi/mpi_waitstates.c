@@ -74,9 +74,9 @@ static bool start_record(hp_mpi_frame *f, hp_ws_record *r, MPI_Comm comm)
     return true;
 }
 
-/* Appends r with its exit still open: the call's exit stamp (hp_mpi_exit) closes it.
- * A call keeps two open (MPI_Sendrecv); more (an MPI_Waitall completing many receives)
- * are closed now with a clock read of their own. */
+/* Appends r with its exit still open: the call's exit stamp closes it (mpi_event.c,
+ * exit_closing). A call keeps two open (MPI_Sendrecv); more (an MPI_Waitall completing
+ * many receives) are closed now with a clock read of their own. */
 static void keep_open(hp_mpi_frame *f, const hp_ws_record *r)
 {
     unsigned bit = !(f->trace & HP_MPI_TRACE_WS_OPEN0) ? 0
@@ -91,15 +91,6 @@ static void keep_open(hp_mpi_frame *f, const hp_ws_record *r)
     }
     f->ws_open[bit] = kept;
     f->trace |= bit == 0 ? HP_MPI_TRACE_WS_OPEN0 : HP_MPI_TRACE_WS_OPEN1;
-}
-
-void hp__mpi_ws_close(hp_mpi_frame *f, uint64_t exit)
-{
-    if (f->trace & HP_MPI_TRACE_WS_OPEN0)
-        hp_ws_set_exit(f->ws_open[0], exit);
-    if (f->trace & HP_MPI_TRACE_WS_OPEN1)
-        hp_ws_set_exit(f->ws_open[1], exit);
-    f->trace &= ~(unsigned)HP_MPI_TRACE_WS;
 }
 
 void hp__mpi_ws_send(hp_mpi_frame *f, int dest, int tag, MPI_Comm comm, int nonblocking)

@@ -24,10 +24,9 @@ void hp__mpi_ws_recv_done(hp_mpi_frame *f, uint32_t comm, uint32_t seq,
                           const MPI_Status *status);
 /* A blocking collective of f's call (root -1 for none). */
 void hp__mpi_ws_coll(hp_mpi_frame *f, int root, MPI_Comm comm);
-
-/* The hooks above keep their records open in f (HP_MPI_TRACE_WS bits): hp_mpi_exit
- * closes them with the exit stamp it takes anyway, so a record reads no clock. */
-void hp__mpi_ws_close(hp_mpi_frame *f, uint64_t exit);
+/* The hooks above keep their records open in f (f->ws_open under the HP_MPI_TRACE_WS
+ * bits): hp_mpi_exit closes them with the exit stamp it takes anyway (hp_ws_set_exit),
+ * so a record reads no clock of its own. */
 
 /* Collective over the transport: replays every rank's records and charges the patterns
  * (nothing unless hp_ws_on). */

@@ -12,7 +12,7 @@
  * a record reads no clock of its own.
  *
  * Replay, collective over the finalize transport's communicator, before the profiles
- * are built, in seven collectives whatever the number of communicators, each waiting
+ * are built, in nine collectives whatever the number of communicators, each waiting
  * off the CPU (mpi_offcpu.h: at finalize most ranks wait, and MPICH's busy polling takes
  * the CPU from the ranks with work when a job has more ranks than cores):
  *  - one Allreduce opens it: the job's earliest record, whether every rank could
@@ -51,13 +51,14 @@
 #include "measurement/core/timer.h"
 #include "measurement/finalize/finalize_timing.h"
 #include "measurement/waitstates/waitstates.h"
+#include "util/compiler.h"
 #include "util/log.h"
 
 /* ------------------------------------------------------------------ recording */
 
 /* The record of f's call so far (enter, call path), or false when the call has no
  * measured frame of its own on top of the location's stack. */
-static bool start_record(hp_mpi_frame *f, hp_ws_record *r, MPI_Comm comm)
+static HP_ALWAYS_INLINE bool start_record(hp_mpi_frame *f, hp_ws_record *r, MPI_Comm comm)
 {
     hp_location *loc = f->loc;
     if (loc == NULL || hp_location_ignores_events(loc) || loc->depth == 0 ||
@@ -77,7 +78,7 @@ static bool start_record(hp_mpi_frame *f, hp_ws_record *r, MPI_Comm comm)
 /* Appends r with its exit still open: the call's exit stamp closes it (mpi_event.c,
  * exit_closing). A call keeps two open (MPI_Sendrecv); more (an MPI_Waitall completing
  * many receives) are closed now with a clock read of their own. */
-static void keep_open(hp_mpi_frame *f, const hp_ws_record *r)
+static HP_ALWAYS_INLINE void keep_open(hp_mpi_frame *f, const hp_ws_record *r)
 {
     unsigned bit = !(f->trace & HP_MPI_TRACE_WS_OPEN0) ? 0
                    : !(f->trace & HP_MPI_TRACE_WS_OPEN1) ? 1

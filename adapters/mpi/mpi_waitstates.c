@@ -27,8 +27,10 @@
  *  - a backward exchange: for each matched blocking send the receive's enter time
  *    (the sender computes Late Receiver), and the leaders' reductions to the members;
  *  - MPI_COMM_WORLD's collectives: one Allreduce of the enter/exit times of all its
- *    instances (and one Scan for MPI_Scan/Exscan);
- *  - one Reduce of the coverage figures to rank 0.
+ *    instances (and one Scan for MPI_Scan/Exscan), started before the exchanges and
+ *    waited for after them;
+ *  - one Reduce of the coverage figures to rank 0, overlapping that wait.
+ * So seven collectives follow one another, and two run alongside them.
  * Times are compared across ranks as timer ticks since the job's earliest record; the
  * ranks of one host share the clock (TSC or CLOCK_MONOTONIC), see doc/wait-states.md.
  */
@@ -672,25 +674,45 @@ static int collect(comm_colls *c, uint32_t local)
 
 /* MPI_COMM_WORLD's collectives, the first n of them (n: the fewest any rank kept, agreed
  * by the opening reduction): one Allreduce of the enter/exit times of all of them, and
- * one Scan when they include MPI_Scan/Exscan. v has room for 10 * n doubles (allocated
- * before the agreement, so that no rank fails after it). */
-static void replay_world(const replay *rp, const comm_colls *w, long n, double *v)
+ * one Scan when they include MPI_Scan/Exscan, started before the exchanges and finished
+ * after them (finish_world), so that they overlap. v has room for 10 * n doubles
+ * (allocated before the agreement, so that no rank fails after it). */
+typedef struct world_replay {
+    long n;
+    double *v;
+    bool any_scan;
+    MPI_Request req[2];
+} world_replay;
+
+static void start_world(const replay *rp, const comm_colls *w, world_replay *wr)
 {
+    long n = wr->n;
+    wr->req[0] = wr->req[1] = MPI_REQUEST_NULL;
+    wr->any_scan = false;
     if (n <= 0)
         return;
-    double *red = v + 4 * n, *enters = v + 8 * n, *scan = v + 9 * n;
-    bool any_scan = false;
+    double *v = wr->v, *red = v + 4 * n, *enters = v + 8 * n, *scan = v + 9 * n;
     for (long k = 0; k < n; k++) {
         const hp_ws_record *r = hp_ws_at(w->idx[k]);
         coll_values(rp, r, rp->rank, &v[4 * k]);
         enters[k] = v[4 * k];
-        any_scan |= r->tag == HP_WS_SCAN; /* the same instance is a scan on every rank */
+        wr->any_scan |= r->tag == HP_WS_SCAN; /* the same instance is a scan everywhere */
     }
-    hp__mpi_offcpu_allreduce(v, red, (int)(4 * n), MPI_DOUBLE, MPI_MAX, rp->comm);
-    if (any_scan)
-        hp__mpi_offcpu_scan(enters, scan, (int)n, MPI_DOUBLE, MPI_MAX, rp->comm);
+    PMPI_Iallreduce(v, red, (int)(4 * n), MPI_DOUBLE, MPI_MAX, rp->comm, &wr->req[0]);
+    if (wr->any_scan)
+        PMPI_Iscan(enters, scan, (int)n, MPI_DOUBLE, MPI_MAX, rp->comm, &wr->req[1]);
+}
+
+static void finish_world(const replay *rp, const comm_colls *w, world_replay *wr)
+{
+    long n = wr->n;
+    if (n <= 0)
+        return;
+    hp__mpi_offcpu_wait(&wr->req[0], MPI_STATUS_IGNORE);
+    hp__mpi_offcpu_wait(&wr->req[1], MPI_STATUS_IGNORE); /* MPI_REQUEST_NULL: at once */
+    const double *red = wr->v + 4 * n, *scan = wr->v + 9 * n;
     for (long k = 0; k < n; k++)
-        charge_collective(rp, hp_ws_at(w->idx[k]), &red[4 * k], any_scan ? scan[k] : 0,
+        charge_collective(rp, hp_ws_at(w->idx[k]), &red[4 * k], wr->any_scan ? scan[k] : 0,
                           rp->size);
 }
 
@@ -883,14 +905,27 @@ static void charge_down(const replay *rp, const subs *s, const coll_down *in,
 
 /* ------------------------------------------------------------------ replay: entry */
 
-/* The job's coverage, on rank 0 as the note of the summary. */
-static void state_coverage(const replay *rp, const p2p_stats *st)
+/* The job's coverage, summed to rank 0 while the world's collectives finish. */
+typedef struct coverage {
+    uint64_t mine[4], sum[4];
+    MPI_Request req;
+} coverage;
+
+static void start_coverage(const replay *rp, const p2p_stats *st, coverage *cv)
 {
-    uint64_t mine[4] = { hp_ws_count(), hp_ws_dropped(), st->receives, st->matched };
-    uint64_t sum[4] = { 0, 0, 0, 0 };
-    hp__mpi_offcpu_reduce(mine, sum, 4, MPI_UINT64_T, MPI_SUM, 0, rp->comm);
+    *cv = (coverage){ { hp_ws_count(), hp_ws_dropped(), st->receives, st->matched },
+                      { 0, 0, 0, 0 },
+                      MPI_REQUEST_NULL };
+    PMPI_Ireduce(cv->mine, cv->sum, 4, MPI_UINT64_T, MPI_SUM, 0, rp->comm, &cv->req);
+}
+
+/* Rank 0 states it as the note of the summary. */
+static void state_coverage(const replay *rp, coverage *cv)
+{
+    hp__mpi_offcpu_wait(&cv->req, MPI_STATUS_IGNORE);
     if (rp->rank != 0)
         return;
+    const uint64_t *sum = cv->sum;
     uint64_t calls = sum[0] + sum[1];
     char text[512];
     snprintf(text, sizeof(text),
@@ -994,13 +1029,17 @@ void hp__mpi_ws_replay(const hp_transport *t)
     hp__mpi_offcpu_allreduce(mine, all, 4, MPI_UINT64_T, MPI_MIN, rp.comm);
     rp.base = all[0];
     p2p_stats st = { 0, 0 };
+    world_replay wr = { all[1] ? (long)all[3] : 0, pr.world_v, false, { 0, 0 } };
+    coverage cv;
+    start_world(&rp, &pr.world, &wr);
     if (all[1]) {
         if (!all[2])
             release_subs(&pr.subs); /* sub-communicators are left out on every rank */
         replay_exchanges(&rp, &pr, &st);
-        replay_world(&rp, &pr.world, (long)all[3], pr.world_v);
     }
+    start_coverage(&rp, &st, &cv);
+    finish_world(&rp, &pr.world, &wr);
+    state_coverage(&rp, &cv);
     release_prepared(&rp, &pr);
-    state_coverage(&rp, &st);
     hp_finalize_phase_leave(previous);
 }

@@ -12,6 +12,11 @@
 #                       appended to run.log
 # keep_min NAME VALUE   sets the variable NAME to the count VALUE when NAME is empty or
 #                       larger (the minimum over a benchmark's rounds)
+# min_of_rounds FN VARIANT...
+#                       REPS rounds, each running `FN VARIANT` (a function of the script
+#                       that prints one count) for every variant in turn, so that all
+#                       variants see the same noise; keeps each variant's minimum in
+#                       min_VARIANT; exits 1 when a run fails
 # CACHEGRIND           the valgrind command that counts instructions into cg.log (in the
 #                       current directory); put it after launch's VAR=VALUE words
 # cachegrind_count WHAT prints the instruction count of cg.log, or dies naming WHAT
@@ -21,6 +26,13 @@
 # bench_workdir NAME   makes $BUILDDIR/bench/work/NAME anew, enters it (WORK names it)
 #                       and unsets the HP_ variables that would change what an MPI
 #                       benchmark measures
+# bench_mpi_start TOOL LIBRARY TITLE KEY
+#                       the start of an MPI benchmark, after bench_args: sets MPICC and
+#                       MPIEXEC (defaults mpicc, mpiexec), SRCDIR, CORELIBDIR
+#                       ($BUILDDIR/.libs), INSTRUMENT and HP_RUN (their paths in
+#                       BUILDDIR); dies when $BUILDDIR/TOOL is not there; without
+#                       CORELIBDIR/LIBRARY, MPICC or MPIEXEC prints "TITLE: skipped (...)"
+#                       and "bench: KEY=skipped" and exits 0
 # plugin_cflags BUILDDIR COMPILER
 #                       prints the flags that compile with hpmeasure's GCC plug-in, or
 #                       nothing when BUILDDIR has no plug-in or COMPILER cannot load it
@@ -37,6 +49,22 @@ bench_args() {
     fi
     BUILDDIR=$(cd "$1" 2>/dev/null && pwd) || die "no build directory '$1'"
     REPS=${2:-5}
+}
+
+bench_mpi_start() {
+    MPICC=${MPICC:-mpicc}
+    MPIEXEC=${MPIEXEC:-mpiexec}
+    SRCDIR=$(dirname "$BENCHDIR")
+    CORELIBDIR=$BUILDDIR/.libs
+    INSTRUMENT=$BUILDDIR/hp-instrument
+    HP_RUN=$BUILDDIR/hp-run
+    [ -x "$BUILDDIR/$1" ] || die "$BUILDDIR/$1 not found (run make first)"
+    if [ ! -f "$CORELIBDIR/$2" ] ||
+        ! command -v "$MPICC" >/dev/null 2>&1 || ! command -v "${MPIEXEC%% *}" >/dev/null 2>&1; then
+        echo "$3: skipped (no $MPICC, no ${MPIEXEC%% *} or no $2)"
+        echo "bench: $4=skipped"
+        exit 0
+    fi
 }
 
 bench_workdir() {
@@ -86,6 +114,19 @@ cachegrind_count() {
     _ir=$(sed -n 's/.*I *refs: *//p' cg.log 2>/dev/null | tr -d ,)
     is_count "$_ir" || die "no instruction count from cachegrind for $1 (see cg.log, run.log)"
     echo "$_ir"
+}
+
+min_of_rounds() {
+    _fn=$1
+    shift
+    _rep=1
+    while [ "$_rep" -le "$REPS" ]; do
+        for _v in "$@"; do
+            _t=$("$_fn" "$_v") || exit 1
+            keep_min "min_$_v" "$_t"
+        done
+        _rep=$((_rep + 1))
+    done
 }
 
 keep_min() {

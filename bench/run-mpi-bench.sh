@@ -36,25 +36,13 @@ BENCHDIR=$(cd "$(dirname "$0")" && pwd)
 . "$BENCHDIR/lib.sh"
 
 bench_args "$@"
-MPICC=${MPICC:-mpicc}
-MPIEXEC=${MPIEXEC:-mpiexec}
+bench_mpi_start hp-instrument libhpmeasure_mpi.so "MPI overhead" mpi
 FIN_RANKS=${HP_BENCH_MPI_RANKS:-32}
 is_count "$FIN_RANKS" || die "HP_BENCH_MPI_RANKS must be a positive count"
 
 RANK_CALLS=1000000  # MPI_Comm_rank calls per rank
 ROUNDTRIPS=100000   # ping-pong round trips
 TIME_LIMIT=120      # seconds for one mpiexec; a hang must not stall `make bench`
-
-SRCDIR=$(dirname "$BENCHDIR")
-INSTRUMENT=$BUILDDIR/hp-instrument
-CORELIBDIR=$BUILDDIR/.libs
-[ -x "$INSTRUMENT" ] || die "$INSTRUMENT not found (run make first)"
-if [ ! -f "$CORELIBDIR/libhpmeasure_mpi.so" ] ||
-    ! command -v "$MPICC" >/dev/null 2>&1 || ! command -v "${MPIEXEC%% *}" >/dev/null 2>&1; then
-    echo "MPI overhead: skipped (no $MPICC, no ${MPIEXEC%% *} or no libhpmeasure_mpi.so)"
-    echo "bench: mpi=skipped"
-    exit 0
-fi
 
 # Inside bench/work (which `make clean` removes); run-bench.sh empties bench/work
 # when it starts, so `make bench` runs it before this script.

@@ -36,24 +36,12 @@ BENCHDIR=$(cd "$(dirname "$0")" && pwd)
 . "$BENCHDIR/lib.sh"
 
 bench_args "$@"
-MPICC=${MPICC:-mpicc}
-MPIEXEC=${MPIEXEC:-mpiexec}
+bench_mpi_start hp-instrument libhpmeasure_mpi.so "MPI wrapper cost" mpi_wrapper
 
 CALLS=1000000   # timed calls per run
 CALLS_1=100000  # the two cachegrind runs
 CALLS_2=200000
 TIME_LIMIT=300  # seconds for one run (cachegrind runs are ~50x slower)
-
-SRCDIR=$(dirname "$BENCHDIR")
-INSTRUMENT=$BUILDDIR/hp-instrument
-CORELIBDIR=$BUILDDIR/.libs
-[ -x "$INSTRUMENT" ] || die "$INSTRUMENT not found (run make first)"
-if [ ! -f "$CORELIBDIR/libhpmeasure_mpi.so" ] ||
-    ! command -v "$MPICC" >/dev/null 2>&1 || ! command -v "${MPIEXEC%% *}" >/dev/null 2>&1; then
-    echo "MPI wrapper cost: skipped (no $MPICC, no ${MPIEXEC%% *} or no libhpmeasure_mpi.so)"
-    echo "bench: mpi_wrapper=skipped"
-    exit 0
-fi
 
 bench_workdir mpi-wrapper
 
@@ -94,6 +82,7 @@ program() {
 }
 
 # run_time NAME: the loop's time in ns for CALLS calls (rank 0's figure).
+# shellcheck disable=SC2317 # called through min_of_rounds
 run_time() {
     rm -rf "$WORK/exp"
     # shellcheck disable=SC2046 # the variant's words are separate arguments
@@ -116,14 +105,8 @@ run_instructions() {
 }
 
 VARIANTS="plain floor off on on_unwind tool_plain tool_off tool_on"
-rep=1
-while [ "$rep" -le "$REPS" ]; do
-    for v in $VARIANTS; do
-        t=$(run_time "$v") || exit 1
-        keep_min "min_$v" "$t"
-    done
-    rep=$((rep + 1))
-done
+# shellcheck disable=SC2086 # VARIANTS is a list of words
+min_of_rounds run_time $VARIANTS
 have_cg=0
 if command -v valgrind >/dev/null 2>&1; then
     have_cg=1

@@ -46,19 +46,8 @@ fi
 for n in $RANKS; do
     is_count "$n" || die "HP_BENCH_SCALE_RANKS must hold positive counts, not '$n'"
 done
-MPICC=${MPICC:-mpicc}
-MPIEXEC=${MPIEXEC:-mpiexec}
 TIME_LIMIT=300 # seconds for one mpiexec; 64 oversubscribed ranks take about 15 s
-
-SRCDIR=$(dirname "$BENCHDIR")
-INSTRUMENT=$BUILDDIR/hp-instrument
-[ -x "$INSTRUMENT" ] || die "$INSTRUMENT not found (run make first)"
-if [ ! -f "$BUILDDIR/.libs/libhpmeasure_mpi.so" ] ||
-    ! command -v "$MPICC" >/dev/null 2>&1 || ! command -v "${MPIEXEC%% *}" >/dev/null 2>&1; then
-    echo "Finalize at scale: skipped (no $MPICC, no ${MPIEXEC%% *} or no libhpmeasure_mpi.so)"
-    echo "bench: scale=skipped"
-    exit 0
-fi
+bench_mpi_start hp-instrument libhpmeasure_mpi.so "Finalize at scale" scale
 
 bench_workdir scale
 export HP_SAMPLING_FREQUENCY=0 # finalize's cost, not the sampler's

@@ -27,22 +27,11 @@ BENCHDIR=$(cd "$(dirname "$0")" && pwd)
 . "$BENCHDIR/lib.sh"
 
 bench_args "$@"
-MPICC=${MPICC:-mpicc}
-MPIEXEC=${MPIEXEC:-mpiexec}
+bench_mpi_start hp-run libhpmeasure_mpi_preload.so "Short run under hp-run" short_run
 
 TERMS=24000000    # about 0.5 s on 2 ranks here
 CG_TERMS=800000   # the cachegrind runs
 TIME_LIMIT=300
-
-CORELIBDIR=$BUILDDIR/.libs
-HP_RUN=$BUILDDIR/hp-run
-[ -x "$HP_RUN" ] || die "$HP_RUN not found (run make first)"
-if [ ! -f "$CORELIBDIR/libhpmeasure_mpi_preload.so" ] ||
-    ! command -v "$MPICC" >/dev/null 2>&1 || ! command -v "${MPIEXEC%% *}" >/dev/null 2>&1; then
-    echo "Short run under hp-run: skipped (no $MPICC, no ${MPIEXEC%% *} or no preload library)"
-    echo "bench: short_run=skipped"
-    exit 0
-fi
 
 bench_workdir short-run
 export HP_RUN_LIBDIR="$CORELIBDIR"
@@ -60,11 +49,13 @@ measured() {
 }
 
 # now_ns: CLOCK_MONOTONIC-like nanoseconds (date +%s%N).
+# shellcheck disable=SC2317 # called by run_time, through min_of_rounds
 now_ns() {
     date +%s%N
 }
 
 # run_time NAME: the job's wall time in ns; checks that it printed the plain sum.
+# shellcheck disable=SC2317 # called through min_of_rounds
 run_time() {
     rm -rf "$WORK/exp"
     t0=$(now_ns)
@@ -101,14 +92,8 @@ run_instructions() {
 
 launch 2 ./mpi-short "$TERMS" >sum.txt || die "the plain job failed (see $WORK/run.log)"
 VARIANTS="plain sampled unsampled"
-rep=1
-while [ "$rep" -le "$REPS" ]; do
-    for v in $VARIANTS; do
-        t=$(run_time "$v") || exit 1
-        keep_min "min_$v" "$t"
-    done
-    rep=$((rep + 1))
-done
+# shellcheck disable=SC2086 # VARIANTS is a list of words
+min_of_rounds run_time $VARIANTS
 have_cg=0
 if command -v valgrind >/dev/null 2>&1; then
     have_cg=1

@@ -19,7 +19,8 @@ HP_CONFIGURE_ARGS=${HP_CONFIGURE_ARGS:-}
 # Build tools, the libraries of DESIGN.md, compilers for the tests (C++, Fortran,
 # MPI, clang with LLVM's OpenMP runtime), the checkers' dependencies (python3-otf2
 # for otf2check.py), GCC's own test programs (gcc-12-source, for test/corpus) and the
-# Debian packaging tools (build-aux/deb-check; man-db for the man-page test t108).
+# Debian packaging tools and git (build-aux/deb-check builds from a clone; man-db for
+# the man-page test t108).
 HP_PACKAGES=(
     gcc g++ gfortran make autoconf automake libtool pkg-config binutils cmake gcc-12-plugin-dev
     gcc-12-source
@@ -27,7 +28,7 @@ HP_PACKAGES=(
     libopen-trace-format2-dev libotf2-trace-dev otf2-tools python3-otf2 python3
     mpich libmpich-dev clang libomp-14-dev
     libarchive-dev libexpat1-dev libjansson-dev chromium
-    debhelper lintian devscripts dpkg-dev man-db
+    debhelper lintian dpkg-dev git man-db
 )
 
 hp_say() { printf '%s\n' "[hpmeasure] $*"; }

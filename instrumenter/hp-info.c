@@ -54,8 +54,18 @@ static int check_config(void)
     return 0;
 }
 
+/* hp-info links the core statically, which pulls in no counter source by itself: name
+ * them, as libhpmeasure's sources register themselves (metrics.h). */
+static void register_counter_sources(void)
+{
+    hp_metrics_register(HP_METRIC_SOURCE_PERF, &hp__metric_perf_ops);
+    hp_metrics_register(HP_METRIC_SOURCE_RUSAGE, &hp__metric_rusage_ops);
+    hp_metrics_register(HP_METRIC_SOURCE_PAPI, &hp__metric_papi_ops);
+}
+
 int main(int argc, char **argv)
 {
+    register_counter_sources();
     if (argc != 2) {
         usage(stderr);
         return 2;

@@ -51,6 +51,16 @@ enum {
     OTF2_MESSAGE_SIZE = 512
 };
 
+/* What hp__trace_writer_set_event_chunks changed (tests only). */
+static uint64_t event_chunk_size = EVENT_CHUNK_SIZE;
+static unsigned event_chunks_in_memory = EVENT_CHUNKS_IN_MEMORY;
+
+void hp__trace_writer_set_event_chunks(uint64_t chunk_size, unsigned in_memory)
+{
+    event_chunk_size = chunk_size;
+    event_chunks_in_memory = in_memory;
+}
+
 struct hp_trace_writer {
     OTF2_Archive *archive;
     int rank;
@@ -63,6 +73,9 @@ struct hp_trace_writer {
 
     const hp_trace_comm *comms; /* communicators the program created (rank 0) */
     uint32_t ncomms;
+
+    const uint32_t *markers; /* marker regions of hybrid traces (hp_trace_marker_context) */
+    unsigned nmarkers;
 
     bool adaptive;        /* HP_TRACE_ADAPTIVE: samples carry their number (attribute 0)
                              and name the generator of their location's halvings */
@@ -166,7 +179,7 @@ typedef struct chunk_list {
     size_t n, cap;
 } chunk_list;
 
-/* Returning NULL for an event buffer that holds EVENT_CHUNKS_IN_MEMORY chunks makes OTF2
+/* Returning NULL for an event buffer that holds event_chunks_in_memory chunks makes OTF2
  * write them out, free them (free_chunks) and ask again. Definition buffers are small
  * and never refused. */
 static void *allocate_chunk(void *data, OTF2_FileType type, OTF2_LocationRef location,
@@ -181,7 +194,7 @@ static void *allocate_chunk(void *data, OTF2_FileType type, OTF2_LocationRef loc
             return NULL;
         *per_buffer = l;
     }
-    if (type == OTF2_FILETYPE_EVENTS && l->n >= EVENT_CHUNKS_IN_MEMORY)
+    if (type == OTF2_FILETYPE_EVENTS && l->n >= event_chunks_in_memory)
         return NULL;
     if (l->n == l->cap) {
         size_t cap = l->cap ? 2 * l->cap : 8;
@@ -338,7 +351,7 @@ static hp_trace_writer *open_local(const char *directory, int rank,
     }
     w->previous_error_callback = OTF2_Error_RegisterCallback(remember_otf2_error, w);
     w->archive = OTF2_Archive_Open(directory, ARCHIVE_NAME, OTF2_FILEMODE_WRITE,
-                                   EVENT_CHUNK_SIZE, DEF_CHUNK_SIZE, OTF2_SUBSTRATE_POSIX,
+                                   event_chunk_size, DEF_CHUNK_SIZE, OTF2_SUBSTRATE_POSIX,
                                    OTF2_COMPRESSION_NONE);
     if (w->archive == NULL) {
         check_otf2(w, OTF2_ERROR_FILE_INTERACTION, "OTF2_Archive_Open", err, errlen);
@@ -498,8 +511,10 @@ static int write_event(hp_trace_writer *w, location_stream *s, const hp_trace_ev
      * UINT32_MAX): its event is left out, and not counted. */
     if (hp_trace_has_comm(e->kind) && e->region == UINT32_MAX)
         return 0;
-    /* Likewise a sample without a calling context. */
-    if (e->kind == HP_TRACE_SAMPLE && payload_of(e, 0).a >= UINT32_MAX)
+    /* Likewise a sample or region without a calling context. */
+    if ((e->kind == HP_TRACE_SAMPLE && payload_of(e, 0).a >= UINT32_MAX) ||
+        (e->kind == HP_TRACE_CC_ENTER && payload_of(e, 0).a >= UINT32_MAX - 1) ||
+        (e->kind == HP_TRACE_CC_LEAVE && e->region >= UINT32_MAX - 1))
         return 0;
     uint64_t t = hp_trace_clock_map(s->clock, e->time);
     if (t < s->last_time) {
@@ -537,6 +552,14 @@ static int write_event(hp_trace_writer *w, location_stream *s, const hp_trace_ev
         rc = OTF2_EvtWriter_Metric(s->writer, NULL, t, e->region, 1, &type, &value);
         break;
     }
+    case HP_TRACE_CC_ENTER:
+        rc = OTF2_EvtWriter_CallingContextEnter(s->writer, NULL, t,
+                                                (OTF2_CallingContextRef)payload_of(e, 0).a,
+                                                e->region);
+        break;
+    case HP_TRACE_CC_LEAVE:
+        rc = OTF2_EvtWriter_CallingContextLeave(s->writer, NULL, t, e->region);
+        break;
     case HP_TRACE_SAMPLE: {
         OTF2_AttributeList *attributes = NULL;
         if (w->adaptive) { /* the list is emptied by the event that takes it */
@@ -1060,6 +1083,12 @@ static void put_mpi_groups(global_defs *d)
     free(world);
 }
 
+void hp_trace_writer_set_markers(hp_trace_writer *w, const uint32_t *regions, unsigned n)
+{
+    w->markers = regions;
+    w->nmarkers = regions != NULL ? n : 0;
+}
+
 void hp_trace_writer_set_comms(hp_trace_writer *w, const hp_trace_comm *comms, uint32_t n)
 {
     w->comms = comms;
@@ -1082,6 +1111,34 @@ static void put_clock(global_defs *d, double ticks_per_second, uint64_t first, u
                                                      first, last - first,
                                                      OTF2_UNDEFINED_TIMESTAMP),
         "ClockProperties");
+}
+
+/* The marker regions below every call path and at the top, in the order of
+ * hp_trace_marker_context, so that their ids follow the call tree's without gaps. */
+static void put_marker_contexts(global_defs *d)
+{
+    size_t n = d->p->ncnodes;
+    if ((uint64_t)(n + 1) * (d->w->nmarkers + 1) >= UINT32_MAX - 1) {
+        set_error(d->err, d->errlen, "%s: %zu call paths are too many for the calling "
+                  "contexts of %u marker regions", d->w->anchor_path, n, d->w->nmarkers);
+        d->failed = 1;
+        return;
+    }
+    for (unsigned k = 0; k < d->w->nmarkers; k++) {
+        if (d->w->markers[k] >= d->p->nregions) {
+            set_error(d->err, d->errlen, "%s: marker region %u is not defined (%zu regions)",
+                      d->w->anchor_path, d->w->markers[k], d->p->nregions);
+            d->failed = 1;
+            return;
+        }
+        for (size_t parent = 0; parent <= n; parent++)
+            put(d, OTF2_GlobalDefWriter_WriteCallingContext(
+                       d->writer, hp_trace_marker_context(n, k, (uint32_t)parent),
+                       d->w->markers[k], OTF2_UNDEFINED_SOURCE_CODE_LOCATION,
+                       parent < n ? (OTF2_CallingContextRef)parent
+                                  : OTF2_UNDEFINED_CALLING_CONTEXT),
+                "CallingContext");
+    }
 }
 
 /* With sampling on: the interrupt generator of the samples (the timers' period, in ns)
@@ -1124,6 +1181,7 @@ static void put_sampling(global_defs *d)
                    parent == HP_PROFILE_NO_PARENT ? OTF2_UNDEFINED_CALLING_CONTEXT : parent),
             "CallingContext");
     }
+    put_marker_contexts(d);
 }
 
 /* Score-P's order: clock properties, paradigms, system tree, location groups,

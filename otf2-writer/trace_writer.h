@@ -58,6 +58,11 @@ hp_trace_writer *hp_trace_writer_open(const char *directory, int rank,
                                       const hp_trace_collectives *collectives,
                                       char *err, size_t errlen);
 
+/* For tests: the event chunk size (OTF2's minimum is 256 KiB) and how many chunks of a
+ * location stay in memory before OTF2 writes them out, for writers opened from now on.
+ * The defaults are 1 MiB and 4; smaller ones exercise chunking with a smaller trace. */
+void hp__trace_writer_set_event_chunks(uint64_t chunk_size, unsigned in_memory);
+
 /* Writes the events of one location of this process. location_id is the OTF2 location
  * id, (uint64_t)rank << 32 | thread. events come in chunks: next(ctx, &events, &n)
  * returns 1 with a chunk, 0 at the end, -1 on error. Events must be in time order per
@@ -77,6 +82,21 @@ int hp_trace_writer_set_adaptive(hp_trace_writer *w);
 /* The halvings of the sampling frequency of the next location written (adaptive mode):
  * its samples name generator k. */
 void hp_trace_writer_set_halvings(hp_trace_writer *w, unsigned halvings);
+
+/* Hybrid traces (sampling on): instrumented regions are CallingContextEnter/Leave
+ * events over the unified call tree (context i = call path i). The trace's own marker
+ * regions (TRACE BUFFER FLUSH and the like) are not in that tree; marker region k
+ * (0 <= k < nmarkers) entered below context parent gets the context computed here
+ * (parent UINT32_MAX: at the top), the same on every process without communication. */
+static inline uint32_t hp_trace_marker_context(size_t ncnodes, unsigned k, uint32_t parent)
+{
+    size_t below = parent < ncnodes ? parent : ncnodes;
+    return (uint32_t)(ncnodes + (size_t)k * (ncnodes + 1) + below);
+}
+
+/* The marker regions (global ids), before global_defs (rank 0): with sampling on, the
+ * definitions include every marker context above. The writer keeps the pointer. */
+void hp_trace_writer_set_markers(hp_trace_writer *w, const uint32_t *regions, unsigned n);
 
 /* Global definitions, on rank 0 only: clock properties (ticks per second of the global
  * time, the smallest and largest global timestamp of all events), the regions (the

@@ -2,9 +2,8 @@
  * Cube4 (.cubex) profile writer. It checks the profile's invariants, builds anchor.xml in
  * memory (metrics, regions, the call tree as nested <cnode>s, the system tree machine ->
  * node -> process -> thread), then writes a ustar archive to "<path>.tmp": anchor.xml
- * first, then per metric a sparse <id>.index listing every call-tree position and its
- * <id>.data (values streamed straight from the profile, one row per position), and
- * renames it into place.
+ * first, then per metric a sparse <id>.index and its <id>.data (values streamed straight
+ * from the profile, one row per listed call-tree position), and renames it into place.
  *
  * The format rules it follows, and why, are in doc/formats/CUBE4-OTF2.md §1-4 and
  * doc/formats/cube-reader-rules.md. The
@@ -52,7 +51,7 @@ typedef struct cube_writer {
     char *err;
     size_t errlen;
     uint32_t *wide_order; /* cnode at each position of the INCLUSIVE enumeration */
-    uint32_t *positions;  /* 0..ncnodes-1: every metric's index lists every call path */
+    uint32_t *rows;       /* the enumeration positions the current metric stores */
     uint32_t *stack;      /* scratch: open cnodes while walking the tree */
     time_t mtime;
 } cube_writer;
@@ -609,6 +608,42 @@ static const unsigned char *metric_row(const hp_profile *p, const hp_profile_met
     return (const unsigned char *)m->values + (size_t)cnode * p->nlocations * VALUE_SIZE;
 }
 
+static bool row_is_zero(const hp_profile *p, const hp_profile_metric *m, uint32_t cnode)
+{
+    const unsigned char *row = metric_row(p, m, cnode);
+    for (size_t l = 0; l < p->nlocations; l++) {
+        uint64_t bits;
+        double v;
+        memcpy(&bits, row + l * VALUE_SIZE, sizeof bits);
+        memcpy(&v, row + l * VALUE_SIZE, sizeof v);
+        if (m->dtype == HP_DTYPE_UINT64 ? bits != 0 : v != 0.0)
+            return false;
+    }
+    return true;
+}
+
+/* Fills w->rows with the enumeration positions the metric stores, ascending, and
+ * returns their count (doc/formats/cube-reader-rules.md, R1).
+ * Sum metrics (UINT64, DOUBLE) store only the rows that are non-zero somewhere: every
+ * reader reads a missing row as zeros (pycubexr from the numpy type of the values,
+ * CubeLib by filling the gap), and most call paths of a sum metric such as bytes_sent
+ * or a wait-state pattern are zero, so full indexes make a profile several times larger.
+ * MINDOUBLE and MAXDOUBLE metrics store every row: pycubexr's values of these types
+ * have no numpy type to build a missing row from, and fails ("'MaxValues' object has
+ * no attribute 'dtype'"). An index is never empty: pycubexr asserts that. */
+static size_t select_rows(cube_writer *w, const hp_profile_metric *m)
+{
+    const uint32_t *order = enumeration(w, m);
+    bool every_row = m->dtype == HP_DTYPE_MINDOUBLE || m->dtype == HP_DTYPE_MAXDOUBLE;
+    size_t n = 0;
+    for (size_t pos = 0; pos < w->p->ncnodes; pos++)
+        if (every_row || !row_is_zero(w->p, m, cnode_at(order, pos)))
+            w->rows[n++] = (uint32_t)pos;
+    if (n == 0)
+        w->rows[n++] = 0;
+    return n;
+}
+
 /* ------------------------------------------------------------------ tar output */
 
 static int write_bytes(cube_writer *w, const void *buf, size_t n)
@@ -669,15 +704,9 @@ static int write_member(cube_writer *w, const char *name, const void *buf, size_
 }
 
 /* <id>.index: "CUBEX.INDEX", uint32 1 (byte-order marker), uint16 version 0, uint8
- * format SPARSE, uint32 N, N uint32 positions; all in native byte order.
- * Every metric stores a row for every call path, zeros included: strict readers rely
- * on it (doc/formats/cube-reader-rules.md, R1). pycubexr builds the row of a call path
- * missing from the index from the type of the stored values, which fails for
- * MAXDOUBLE and MINDOUBLE values; CubeLib fills the gaps itself. Full rows cost
- * ncnodes x nlocations x 8 bytes per metric, which a profile affords. */
-static int write_index(cube_writer *w, size_t metric)
+ * format SPARSE, uint32 N, N uint32 positions (w->rows); all in native byte order. */
+static int write_index(cube_writer *w, size_t metric, size_t nrows)
 {
-    size_t nrows = w->p->ncnodes;
     size_t size = INDEX_HEADER_SIZE + nrows * sizeof(uint32_t);
     unsigned char *buf = malloc(size);
     if (!buf)
@@ -689,7 +718,7 @@ static int write_index(cube_writer *w, size_t metric)
     memcpy(buf + 15, &version, 2);
     buf[17] = SPARSE_INDEX;
     memcpy(buf + 18, &n, 4);
-    memcpy(buf + INDEX_HEADER_SIZE, w->positions, nrows * sizeof(uint32_t));
+    memcpy(buf + INDEX_HEADER_SIZE, w->rows, nrows * sizeof(uint32_t));
     char name[32];
     snprintf(name, sizeof name, "%zu.index", metric);
     int rc = write_member(w, name, buf, size);
@@ -697,11 +726,10 @@ static int write_index(cube_writer *w, size_t metric)
     return rc;
 }
 
-/* <id>.data: "CUBEX.DATA", then per position the row of nlocations values, copied
- * straight from the profile (it already is native-order and row-major). */
-static int write_data(cube_writer *w, size_t metric)
+/* <id>.data: "CUBEX.DATA", then per listed position the row of nlocations values,
+ * copied straight from the profile (it already is native-order and row-major). */
+static int write_data(cube_writer *w, size_t metric, size_t nrows)
 {
-    size_t nrows = w->p->ncnodes;
     const hp_profile *p = w->p;
     const hp_profile_metric *m = &p->metrics[metric];
     const uint32_t *order = enumeration(w, m);
@@ -712,7 +740,7 @@ static int write_data(cube_writer *w, size_t metric)
     if (write_tar_header(w, name, size) < 0 || write_bytes(w, "CUBEX.DATA", 10) < 0)
         return -1;
     for (size_t r = 0; r < nrows; r++)
-        if (write_bytes(w, metric_row(p, m, cnode_at(order, r)), rowbytes) < 0)
+        if (write_bytes(w, metric_row(p, m, cnode_at(order, w->rows[r])), rowbytes) < 0)
             return -1;
     return write_tar_padding(w, size);
 }
@@ -722,7 +750,8 @@ static int write_archive(cube_writer *w, const strbuf *anchor)
     if (write_member(w, "anchor.xml", anchor->buf, anchor->len) < 0)
         return -1;
     for (size_t i = 0; i < w->p->nmetrics; i++) {
-        if (write_index(w, i) < 0 || write_data(w, i) < 0)
+        size_t nrows = select_rows(w, &w->p->metrics[i]);
+        if (write_index(w, i, nrows) < 0 || write_data(w, i, nrows) < 0)
             return -1;
     }
     static const char end_of_archive[2 * TAR_BLOCK];
@@ -773,12 +802,10 @@ static int alloc_scratch(cube_writer *w)
 {
     size_t n = w->p->ncnodes;
     w->wide_order = malloc(n * sizeof *w->wide_order);
-    w->positions = malloc(n * sizeof *w->positions);
+    w->rows = malloc(n * sizeof *w->rows);
     w->stack = malloc(n * sizeof *w->stack);
-    if (!w->wide_order || !w->positions || !w->stack)
+    if (!w->wide_order || !w->rows || !w->stack)
         return fail_oom(w);
-    for (size_t pos = 0; pos < n; pos++)
-        w->positions[pos] = (uint32_t)pos;
     return 0;
 }
 
@@ -811,7 +838,7 @@ out:
         unlink(w.tmp_path);
     free(w.tmp_path);
     free(w.wide_order);
-    free(w.positions);
+    free(w.rows);
     free(w.stack);
     free(anchor.buf);
     return rc;

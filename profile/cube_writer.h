@@ -12,8 +12,8 @@
  * It runs once, at finalize, on rank 0: it uses stdio and malloc and is not
  * async-signal-safe. It never exits or aborts the host program.
  */
-#ifndef HP_MEASUREMENT_CUBE_WRITER_H
-#define HP_MEASUREMENT_CUBE_WRITER_H
+#ifndef HP_PROFILE_CUBE_WRITER_H
+#define HP_PROFILE_CUBE_WRITER_H
 
 #include <stddef.h>
 

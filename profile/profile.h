@@ -18,8 +18,8 @@
  *    an INCLUSIVE metric stores inclusive values (subtree included), an EXCLUSIVE metric
  *    exclusive ones.
  */
-#ifndef HP_MEASUREMENT_PROFILE_H
-#define HP_MEASUREMENT_PROFILE_H
+#ifndef HP_PROFILE_PROFILE_H
+#define HP_PROFILE_PROFILE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -203,5 +203,8 @@ static inline uint64_t hp_profile_count(double v)
         return 0;
     return v + 0.5 < 18446744073709551616.0 ? (uint64_t)(v + 0.5) : UINT64_MAX;
 }
+
+/* The metric called name, or NULL (profile.c). */
+const hp_profile_metric *hp_profile_find_metric(const hp_profile *p, const char *name);
 
 #endif

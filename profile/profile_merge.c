@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "union_tree.h"
+#include "util/hash.h"
 
 static const char MAGIC[8] = "HPPROF1";
 
@@ -401,30 +402,17 @@ int hp_profile_deserialize(const void *buffer, size_t length, hp_owned_profile *
 
 /* ---- merging ------------------------------------------------------------------------- */
 
-/* Region identity: all descriptive fields. A small open-addressing map from the
- * identity of a merged region to its index. */
-typedef struct region_map {
-    const hp_profile_region **keys; /* merged regions */
-    uint32_t *ids;
-    uint32_t mask;
-} region_map;
-
-static uint64_t hash_str(uint64_t h, const char *s)
-{
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 0x100000001B3ull;
-    return (h ^ 0xff) * 0x100000001B3ull;
-}
-
+/* Region identity: all descriptive fields. The merged regions are found through an
+ * index (util/hash.h) of their identity, sized for every region of both profiles. */
 static uint64_t region_hash(const hp_profile_region *r)
 {
-    uint64_t h = 0xCBF29CE484222325ull;
-    h = hash_str(h, r->name);
-    h = hash_str(h, r->mangled_name);
-    h = hash_str(h, r->file);
-    h = hash_str(h, r->paradigm);
-    h = hash_str(h, r->role);
-    return (h ^ (uint64_t)(uint32_t)r->begin_line) * 0x100000001B3ull;
+    uint64_t h = HP_HASH_SEED;
+    h = hp_hash_str(h, r->name);
+    h = hp_hash_str(h, r->mangled_name);
+    h = hp_hash_str(h, r->file);
+    h = hp_hash_str(h, r->paradigm);
+    h = hp_hash_str(h, r->role);
+    return hp_hash_u64(h, (uint32_t)r->begin_line);
 }
 
 static int region_equal(const hp_profile_region *a, const hp_profile_region *b)
@@ -435,21 +423,30 @@ static int region_equal(const hp_profile_region *a, const hp_profile_region *b)
            strcmp(a->role, b->role) == 0;
 }
 
-/* Index of r among the merged regions, appending it when new. */
-static uint32_t region_id(region_map *map, hp_profile_region *merged, size_t *count,
+static uint64_t merged_hash(const void *merged, uint32_t id)
+{
+    return region_hash(&((const hp_profile_region *)merged)[id]);
+}
+
+static bool merged_is(const void *merged, uint32_t id, const void *r)
+{
+    return region_equal(&((const hp_profile_region *)merged)[id], r);
+}
+
+/* Index of r among the merged regions, appending it when new. Adding cannot fail: the
+ * index was sized for all regions of both profiles, so it never grows. */
+static uint32_t region_id(hp_hash_index *map, hp_profile_region *merged, size_t *count,
                           const hp_profile_region *r)
 {
-    uint32_t i = (uint32_t)region_hash(r) & map->mask;
-    for (; map->keys[i] != NULL; i = (i + 1) & map->mask) {
-        if (region_equal(map->keys[i], r)) {
-            merged[map->ids[i]].demoted |= r->demoted; /* demoted in either process */
-            return map->ids[i];
-        }
+    uint64_t h = region_hash(r);
+    uint32_t id = hp_hash_index_find(map, h, merged_is, merged, r);
+    if (id != UINT32_MAX) {
+        merged[id].demoted |= r->demoted; /* demoted in either process */
+        return id;
     }
-    uint32_t id = (uint32_t)(*count)++;
+    id = (uint32_t)(*count)++;
     merged[id] = *r; /* strings stay those of a or b; copied below */
-    map->keys[i] = &merged[id];
-    map->ids[i] = id;
+    (void)hp_hash_index_add(map, h, id, merged_hash, merged);
     return id;
 }
 
@@ -542,7 +539,7 @@ typedef struct merge_work {
     hp_profile_region *regions;
     hp_profile_node *nodes;
     uint32_t *region_a, *region_b, *uid_a, *uid_b;
-    region_map map;
+    hp_hash_index map;
     hp_union_tree u;
 } merge_work;
 
@@ -554,27 +551,22 @@ static void work_free(merge_work *w)
     free(w->region_b);
     free(w->uid_a);
     free(w->uid_b);
-    free(w->map.keys);
-    free(w->map.ids);
+    hp_hash_index_release(&w->map);
     hp_union_release(&w->u);
 }
 
 static int work_alloc(merge_work *w, const hp_profile *a, const hp_profile *b)
 {
-    size_t nr = a->nregions + b->nregions, cap = 16;
-    while (cap < 2 * nr)
-        cap *= 2;
+    size_t nr = a->nregions + b->nregions;
     w->regions = calloc(nr, sizeof(hp_profile_region));
     w->nodes = calloc(a->nnodes + b->nnodes, sizeof(hp_profile_node));
     w->region_a = calloc(a->nregions, sizeof(uint32_t));
     w->region_b = calloc(b->nregions, sizeof(uint32_t));
     w->uid_a = calloc(a->ncnodes, sizeof(uint32_t));
     w->uid_b = calloc(b->ncnodes, sizeof(uint32_t));
-    w->map.keys = calloc(cap, sizeof(*w->map.keys));
-    w->map.ids = calloc(cap, sizeof(uint32_t));
-    w->map.mask = (uint32_t)cap - 1;
+    int map = hp_hash_index_init(&w->map, nr);
     return w->regions && w->nodes && w->region_a && w->region_b && w->uid_a && w->uid_b &&
-                   w->map.keys && w->map.ids
+                   map == 0
                ? 0
                : -1;
 }

@@ -8,8 +8,8 @@
  * metric value keeps its (call path, location), zero where a location never took that
  * path. Both profiles must have the same metrics in the same order.
  */
-#ifndef HP_MEASUREMENT_PROFILE_MERGE_H
-#define HP_MEASUREMENT_PROFILE_MERGE_H
+#ifndef HP_PROFILE_PROFILE_MERGE_H
+#define HP_PROFILE_PROFILE_MERGE_H
 
 #include <stddef.h>
 

@@ -24,14 +24,6 @@ void hp_report_options_init(hp_report_options *o)
     *o = (hp_report_options){ "time", -1, TREE_MAX_DEPTH, TREE_MIN_PERCENT, FLAT_MAX_ROWS };
 }
 
-const hp_profile_metric *hp_profile_find_metric(const hp_profile *p, const char *name)
-{
-    for (size_t i = 0; i < p->nmetrics; i++)
-        if (strcmp(p->metrics[i].uniq_name, name) == 0)
-            return &p->metrics[i];
-    return NULL;
-}
-
 /* ------------------------------------------------------------------ metric values */
 
 static double value_at(const hp_profile_metric *m, size_t i)

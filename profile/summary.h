@@ -5,8 +5,8 @@
  * unified profile (profile.h); summary.txt is these tables with the defaults below,
  * hp-report the same tables with the user's options, as text, CSV or JSON.
  */
-#ifndef HP_MEASUREMENT_SUMMARY_H
-#define HP_MEASUREMENT_SUMMARY_H
+#ifndef HP_PROFILE_SUMMARY_H
+#define HP_PROFILE_SUMMARY_H
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -43,9 +43,6 @@ typedef struct hp_metric_view {
 int hp_metric_view_init(hp_metric_view *v, const hp_profile *p, const hp_profile_metric *m,
                         const bool *selected);
 void hp_metric_view_release(hp_metric_view *v);
-
-/* The metric called name, or NULL. */
-const hp_profile_metric *hp_profile_find_metric(const hp_profile *p, const char *name);
 
 /* Appends the report's tables in summary.txt's order: the MPI section (when the profile
  * has MPI regions or unmeasured calls), the flat profile, the call tree, and the call

@@ -16,6 +16,8 @@ typedef struct derived_metric {
     double scale;               /* applied to numerator / denominator */
 } derived_metric;
 
+enum { CPU_USE = 1 }; /* its index in derived[] */
+
 static const derived_metric derived[] = {
     { "instructions per cycle", { "perf_instructions", "PAPI_TOT_INS" },
       { "perf_cycles", "PAPI_TOT_CYC" }, 1 },
@@ -98,5 +100,17 @@ int hp_report_derived_table(const hp_profile *p, const bool *proc_selected,
     }
     if (usable == 0 || p->ncnodes == 0)
         return 0;
-    return hp__report_split_rows(p, proc_selected, table_new(), NDERIVED, add_row, &in, out);
+    hp_table *t = table_new();
+    /* CPU use in MPI far below 1 beside a counters table that puts 98% of task-clock in
+     * MPI reads like a contradiction; both are right (t071 checks the ratio against the
+     * Cube file): one is CPU time per wall-clock second, the other a share of CPU time. */
+    if (t != NULL && in.num[CPU_USE] != NULL && in.den[CPU_USE] != NULL &&
+        hp_table_set_note(t, "(task-clock / time: CPU seconds per wall-clock second in that "
+                             "part of the run, 1 = a whole core; in MPI it stays low while "
+                             "MPI waits without a core, as in MPI_Init or on shared cores, "
+                             "even when most task-clock is in MPI (the counters' MPI %%))")) {
+        hp_table_free(t);
+        return -1;
+    }
+    return hp__report_split_rows(p, proc_selected, t, NDERIVED, add_row, &in, out);
 }

@@ -5,8 +5,8 @@
  * numbers typed until rendering is what lets one implementation of every table serve
  * people and scripts alike.
  */
-#ifndef HP_MEASUREMENT_TABLE_H
-#define HP_MEASUREMENT_TABLE_H
+#ifndef HP_PROFILE_TABLE_H
+#define HP_PROFILE_TABLE_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -6,20 +6,31 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint32_t slot_hash(uint32_t parent, uint32_t region)
+static uint64_t key_hash(uint32_t parent, uint32_t region)
 {
-    uint64_t k = ((uint64_t)parent << 32 | region) * 0x9E3779B97F4A7C15ull;
-    return (uint32_t)(k >> 32);
+    return hp_hash_mix((uint64_t)parent << 32 | region);
+}
+
+static uint64_t node_hash(const void *ctx, uint32_t index)
+{
+    const hp_union_node *n = &((const hp_union_tree *)ctx)->nodes[index];
+    return key_hash(n->parent, n->region);
+}
+
+/* key: the node sought, as { parent, region } */
+static bool node_is(const void *ctx, uint32_t index, const void *key)
+{
+    const hp_union_node *n = &((const hp_union_tree *)ctx)->nodes[index];
+    const uint32_t *k = key;
+    return n->parent == k[0] && n->region == k[1];
 }
 
 int hp_union_init(hp_union_tree *u, uint32_t root_region)
 {
     memset(u, 0, sizeof(*u));
     u->capacity = 1024;
-    u->mask = 4096 - 1;
     u->nodes = malloc(u->capacity * sizeof(hp_union_node));
-    u->slots = calloc(u->mask + 1, sizeof(uint32_t));
-    if (u->nodes == NULL || u->slots == NULL)
+    if (u->nodes == NULL || hp_hash_index_init(&u->index, 2048) != 0)
         return -1;
     u->nodes[0] = (hp_union_node){ root_region, HP_UNION_NONE, HP_UNION_NONE,
                                    HP_UNION_NONE, HP_UNION_NONE, 0 };
@@ -30,68 +41,41 @@ int hp_union_init(hp_union_tree *u, uint32_t root_region)
 void hp_union_release(hp_union_tree *u)
 {
     free(u->nodes);
-    free(u->slots);
-}
-
-static uint32_t *union_slot(hp_union_tree *u, uint32_t parent, uint32_t region)
-{
-    uint32_t i = slot_hash(parent, region) & u->mask;
-    for (;; i = (i + 1) & u->mask) {
-        uint32_t s = u->slots[i];
-        if (s == 0)
-            return &u->slots[i];
-        const hp_union_node *n = &u->nodes[s - 1];
-        if (n->parent == parent && n->region == region)
-            return &u->slots[i];
-    }
+    hp_hash_index_release(&u->index);
 }
 
 static int union_grow(hp_union_tree *u)
 {
-    if (u->count == u->capacity) {
-        hp_union_node *nodes = realloc(u->nodes, 2 * u->capacity * sizeof(hp_union_node));
-        if (nodes == NULL)
-            return -1;
-        u->nodes = nodes;
-        u->capacity *= 2;
-    }
-    if ((u->count + 1) * 2 > u->mask + 1) {
-        uint32_t *old = u->slots, old_mask = u->mask;
-        u->mask = (u->mask + 1) * 2 - 1;
-        u->slots = calloc(u->mask + 1, sizeof(uint32_t));
-        if (u->slots == NULL) {
-            u->slots = old;
-            u->mask = old_mask;
-            return -1;
-        }
-        for (uint32_t i = 0; i <= old_mask; i++)
-            if (old[i] != 0) {
-                const hp_union_node *n = &u->nodes[old[i] - 1];
-                *union_slot(u, n->parent, n->region) = old[i];
-            }
-        free(old);
-    }
+    if (u->count < u->capacity)
+        return 0;
+    hp_union_node *nodes = realloc(u->nodes, 2 * u->capacity * sizeof(hp_union_node));
+    if (nodes == NULL)
+        return -1;
+    u->nodes = nodes;
+    u->capacity *= 2;
     return 0;
 }
 
 /* The union child of parent for region, created (appended last) when new. */
 uint32_t hp_union_child(hp_union_tree *u, uint32_t parent, uint32_t region)
 {
-    uint32_t *slot = union_slot(u, parent, region);
-    if (*slot != 0)
-        return *slot - 1;
+    const uint32_t key[2] = { parent, region };
+    uint32_t found = hp_hash_index_find(&u->index, key_hash(parent, region), node_is, u, key);
+    if (found != UINT32_MAX)
+        return found;
     if (union_grow(u) < 0)
         return HP_UNION_NONE;
-    slot = union_slot(u, parent, region); /* the table may have moved */
-    uint32_t id = u->count++;
+    uint32_t id = u->count;
     u->nodes[id] = (hp_union_node){ region, parent, HP_UNION_NONE, HP_UNION_NONE, HP_UNION_NONE, 0 };
+    if (hp_hash_index_add(&u->index, key_hash(parent, region), id, node_hash, u) != 0)
+        return HP_UNION_NONE;
+    u->count++;
     hp_union_node *p = &u->nodes[parent];
     if (p->last_child == HP_UNION_NONE)
         p->first_child = id;
     else
         u->nodes[p->last_child].next_sibling = id;
     p->last_child = id;
-    *slot = id + 1;
     return id;
 }
 

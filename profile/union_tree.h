@@ -4,12 +4,13 @@
  * numbered in depth-first pre-order at the end. Used to merge the call trees of a
  * process's threads (profile_build.c) and the profiles of ranks (profile_merge.c).
  */
-#ifndef HP_MEASUREMENT_UNION_TREE_H
-#define HP_MEASUREMENT_UNION_TREE_H
+#ifndef HP_PROFILE_UNION_TREE_H
+#define HP_PROFILE_UNION_TREE_H
 
 #include <stdint.h>
 
 #include "profile.h"
+#include "util/hash.h"
 
 #define HP_UNION_NONE UINT32_MAX
 
@@ -26,8 +27,7 @@ typedef struct hp_union_tree {
     hp_union_node *nodes;
     uint32_t count;
     uint32_t capacity;
-    uint32_t *slots; /* node index + 1, 0 = empty */
-    uint32_t mask;
+    hp_hash_index index; /* nodes by (parent, region) */
 } hp_union_tree;
 
 /* A tree holding only its root (node 0) for root_region. Returns 0 or -1 (memory). */

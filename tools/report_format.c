@@ -40,7 +40,11 @@ static void csv_text(FILE *out, const char *s)
     fputc('"', out);
 }
 
-static void csv_cell(FILE *out, const hp_table_column *col, const hp_table_cell *cell)
+/* One cell in either syntax: text through that syntax's quoting, numbers unrounded (scripts
+ * compare values). A non-finite double is written as nonfinite where the syntax has no
+ * spelling for it (JSON: null), or as printf spells it when nonfinite is NULL (CSV). */
+static void write_cell(FILE *out, const hp_table_column *col, const hp_table_cell *cell,
+                       void (*text)(FILE *, const char *), const char *nonfinite)
 {
     switch (col->kind) {
     case HP_CELL_UINT:
@@ -50,10 +54,13 @@ static void csv_cell(FILE *out, const hp_table_column *col, const hp_table_cell 
         fprintf(out, "%lld", (long long)cell->i);
         break;
     case HP_CELL_TEXT:
-        csv_text(out, cell->s != NULL ? cell->s : "");
+        text(out, cell->s != NULL ? cell->s : "");
         break;
     default:
-        fprintf(out, "%.17g", cell->d); /* unrounded, as JSON: scripts compare values */
+        if (nonfinite != NULL && !isfinite(cell->d))
+            fputs(nonfinite, out);
+        else
+            fprintf(out, "%.17g", cell->d);
         break;
     }
 }
@@ -76,7 +83,7 @@ void hp_report_write_csv(FILE *out, const hp_table_list *tables)
             for (size_t c = 0; c < t->ncols; c++)
                 if (exported(&t->cols[c])) {
                     fputs(sep, out);
-                    csv_cell(out, &t->cols[c], hp_table_cell_at(t, r, c));
+                    write_cell(out, &t->cols[c], hp_table_cell_at(t, r, c), csv_text, NULL);
                     sep = ",";
                 }
             fputc('\n', out);
@@ -99,27 +106,6 @@ static void json_string(FILE *out, const char *s)
     fputc('"', out);
 }
 
-static void json_cell(FILE *out, const hp_table_column *col, const hp_table_cell *cell)
-{
-    switch (col->kind) {
-    case HP_CELL_UINT:
-        fprintf(out, "%llu", (unsigned long long)cell->u);
-        break;
-    case HP_CELL_INT:
-        fprintf(out, "%lld", (long long)cell->i);
-        break;
-    case HP_CELL_TEXT:
-        json_string(out, cell->s != NULL ? cell->s : "");
-        break;
-    default: /* JSON has no NaN or infinity */
-        if (isfinite(cell->d))
-            fprintf(out, "%.17g", cell->d);
-        else
-            fputs("null", out);
-        break;
-    }
-}
-
 static void json_table(FILE *out, const hp_table *t)
 {
     json_string(out, t->key);
@@ -133,7 +119,7 @@ static void json_table(FILE *out, const hp_table *t)
             fputs(sep, out);
             json_string(out, t->cols[c].key);
             fputs(": ", out);
-            json_cell(out, &t->cols[c], hp_table_cell_at(t, r, c));
+            write_cell(out, &t->cols[c], hp_table_cell_at(t, r, c), json_string, "null");
             sep = ", ";
         }
         fputc('}', out);

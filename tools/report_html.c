@@ -20,6 +20,7 @@
 #include "cube_reader.h"
 #include "profile/summary.h"
 #include "report.h"
+#include "report_load.h"
 #include "report_html_page.h"
 #include "report_score.h"
 
@@ -237,6 +238,10 @@ typedef struct html_options {
     const char *output;
 } html_options;
 
+const char hp_report_html_options[] =
+    "options of html:\n"
+    "  -o, --output FILE   the page to write (default report.html; -o -: standard output)\n";
+
 /* argv[0] may be the subcommand's own name (getopt's convention); it is skipped. */
 static int parse_options(int argc, char **argv, html_options *o)
 {
@@ -252,7 +257,8 @@ static int parse_options(int argc, char **argv, html_options *o)
         } else if (strncmp(argv[i], "--output=", 9) == 0 && argv[i][9] != '\0') {
             o->output = argv[i] + 9;
         } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            puts("usage: hp-report html [DIR|FILE.cubex] [-o report.html]   (-o - : stdout)");
+            printf("usage: hp-report html [DIR|FILE.cubex] [-o report.html]   (-o - : stdout)\n"
+                   "%s", hp_report_html_options);
             exit(0);
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
             fprintf(stderr, "hp-report html: unknown option '%s'\n", argv[i]);

@@ -34,6 +34,10 @@ typedef struct input_list {
     size_t n, cap;
 } input_list;
 
+const char hp_report_merge_options[] =
+    "options of merge:\n"
+    "  -o OUT.cubex   the merged file (default DIR/profile.cubex)\n";
+
 static void usage(FILE *out)
 {
     fprintf(out, "usage: hp-report merge [-o OUT.cubex] FILE.cubex...|DIR\n"
@@ -239,6 +243,7 @@ int hp_report_merge(int argc, char **argv)
             out_path = argv[++first];
         } else if (strcmp(argv[first], "-h") == 0 || strcmp(argv[first], "--help") == 0) {
             usage(stdout);
+            fputs(hp_report_merge_options, stdout);
             return 0;
         } else {
             fprintf(stderr, "hp-report merge: unknown option '%s'\n", argv[first]);

@@ -19,6 +19,7 @@
 #include "cube_reader.h"
 #include "profile/summary.h"
 #include "report.h"
+#include "report_load.h"
 
 enum { EXIT_WORK_FAILED = 1, EXIT_BAD_INPUT = 2 };
 
@@ -565,6 +566,16 @@ typedef struct score_options {
     hp_score_thresholds thresholds;
 } score_options;
 
+const char hp_report_score_options[] =
+    "options of score:\n"
+    "  --suggest-filter          print a filter file that excludes the regions that cost\n"
+    "                            more than they tell\n"
+    "  --min-visits N            suggest a region only with at least N visits\n"
+    "                            (default 10000)\n"
+    "  --max-time-per-visit US   and at most US microseconds per visit (default 1)\n"
+    "  --min-share PERCENT       and at least PERCENT % of the estimated trace bytes\n"
+    "                            (default 1)\n";
+
 static void usage(FILE *out)
 {
     fputs("usage: hp-report score [DIR|FILE.cubex] [--suggest-filter] [--max-time-per-visit US]\n"
@@ -643,6 +654,7 @@ static int parse_options(int argc, char **argv, score_options *o)
             o->suggest_filter = true;
         } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
             usage(stdout);
+            fputs(hp_report_score_options, stdout);
             exit(0);
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
             fprintf(stderr, "hp-report score: unknown option '%s'\n", argv[i]);

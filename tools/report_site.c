@@ -62,6 +62,12 @@ typedef struct summary {
     json_t *index; /* "<period>\x1f<key>" -> group number: a year of jobs has many groups */
 } summary;
 
+const char hp_report_site_options[] =
+    "options of site:\n"
+    "  --by user|app                 group the jobs by user or by application (required)\n"
+    "  --period week|month           and by week or by month (required)\n"
+    "  --format text|csv|json|html   the output format (default text)\n";
+
 static void usage(FILE *out)
 {
     fprintf(out, "usage: hp-report site LOG... --by user|app --period week|month "
@@ -366,6 +372,7 @@ int hp_report_site(int argc, char **argv)
     for (int i = 1; i < argc; i++)
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             usage(stdout);
+            fputs(hp_report_site_options, stdout);
             return 0;
         }
     site_args a = { NULL, 0, NULL, NULL, HP_FORMAT_TEXT, false };

@@ -11,6 +11,7 @@
 #include "cube_reader.h"
 #include "profile/summary.h"
 #include "report.h"
+#include "report_load.h"
 #include "report_format.h"
 
 typedef struct text_args {
@@ -166,13 +167,24 @@ static int report(const text_args *a, const char *path, hp_cube_profile *profile
     return rc;
 }
 
+const char hp_report_text_options[] =
+    "options of text (the default):\n"
+    "  --metric NAME            the metric of the flat profile and the call tree (a Cube\n"
+    "                           metric name: time, visits, bytes_sent, ...; default time)\n"
+    "  --rank R                 only MPI rank R's locations\n"
+    "  --depth N                call tree depth (the root is depth 0; default 24)\n"
+    "  --threshold PCT          hide call-tree subtrees below PCT % of the total\n"
+    "                           (default 0.1)\n"
+    "  --format text|csv|json   the output format (default text)\n";
+
 int hp_report_text(int argc, char **argv)
 {
     text_args a = { NULL, { 0 }, HP_FORMAT_TEXT };
     for (int i = 1; i < argc; i++)
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             printf("usage: hp-report [DIR|FILE.cubex] [--metric NAME] [--rank R] [--depth N] "
-                   "[--threshold PCT] [--format text|csv|json]\n");
+                   "[--threshold PCT] [--format text|csv|json]\n%s",
+                   hp_report_text_options);
             return 0;
         }
     int rc = parse_args(argc, argv, &a);

@@ -109,7 +109,7 @@ void hp_mpi_bytes_tcollr(hp_mpi_frame *f, int root, MPI_Comm comm);
 /* Non-blocking requests get a trace id (mpi_requests.c) for their completion event. */
 void hp_mpi_bytes_tisend(hp_mpi_frame *f, int dest, int tag, MPI_Comm comm,
                          const MPI_Request *request);
-void hp_mpi_bytes_tirecv(hp_mpi_frame *f, int source, MPI_Comm comm,
+void hp_mpi_bytes_tirecv(hp_mpi_frame *f, int source, int tag, MPI_Comm comm,
                          const MPI_Request *request);
 void hp_mpi_bytes_ticoll(hp_mpi_frame *f, MPI_Comm comm, const MPI_Request *request);
 /* Persistent requests: traced at each MPI_Start (hp_mpi_trace_start) and completion. */

@@ -67,6 +67,11 @@ static uint64_t host_key(int rank)
     return h;
 }
 
+uint64_t hp_mpi_host_key(int rank)
+{
+    return host_key(rank);
+}
+
 typedef struct keyed_rank {
     uint64_t key;
     int rank;

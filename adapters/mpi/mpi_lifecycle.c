@@ -86,6 +86,7 @@ void hp_mpi_after_init(void)
     if (measuring) {
         hp_runtime_set_mpi(world_rank, world_size);
         hp__mpi_plugins_load(world_rank, world_size);
+        hp__mpi_modes_update(); /* the plug-ins' selection changes the calls' modes */
         hp_runtime_warn_unknown_names(world_rank); /* said at start unless under hp-run */
         hp__mpi_report_shadowed(world_rank);
         hp_sampling_resume(hp__tls_location);
@@ -101,6 +102,7 @@ void hp_mpi_before_finalize(void)
         return;
     hp_signals_hold(); /* a signal now waits until the merged profile is written */
     hp__mpi_plugins_finalize();
+    hp__mpi_modes_update();
     bool measured = hp_runtime_mpi_active() && hp_runtime_stop();
     hp_finalize_job(t, measured);
     hp__mpi_transport_close();

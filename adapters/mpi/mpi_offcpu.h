@@ -1,17 +1,20 @@
 /*
- * Blocking MPI operations for the end of a run that wait off the CPU (mpi_offcpu.c).
+ * Blocking MPI operations for the measurement's own communication (the start-up
+ * exchanges in MPI_Init and everything at finalize) that wait off the CPU (mpi_offcpu.c).
  *
  * MPICH busy-polls in every blocking call. At finalize most ranks wait most of the
  * time (for a child's profile, for rank 0's tables, for the slowest rank to open the
  * archive), and when a job has more ranks than cores, those polling ranks take the
  * CPU from the few that have work: at 64 ranks on 2 cores each collective of the
  * trace step took 0.4 to 2 s. These functions start the nonblocking form and test it
- * between short naps that grow from 10 us to 1 ms, so a waiting rank costs a few
- * wake-ups per millisecond, and charge the time to the finalize split's waiting.
+ * for about 50 us, then between short naps that grow from 10 us to 1 ms, so a waiting
+ * rank costs a few wake-ups per millisecond, and charge the time to the finalize
+ * split's waiting.
  *
  * Each has the signature of the PMPI function it replaces, so that OTF2's own MPI
  * collectives (otf2/OTF2_MPI_Collectives.h, compiled into mpi_trace.c) can be pointed
- * at them. For finalize only: never on a path of the measured program.
+ * at them. For the measurement's own exchanges in MPI_Init and at finalize: never on a
+ * path of the measured program's own calls.
  */
 #ifndef HP_ADAPTERS_MPI_MPI_OFFCPU_H
 #define HP_ADAPTERS_MPI_MPI_OFFCPU_H

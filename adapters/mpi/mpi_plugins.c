@@ -119,13 +119,11 @@ void hp__mpi_plugins_load(int rank, int size)
         else
             load(path, &host);
     }
-    hp__mpi_modes_update();
 }
 
 void hp__mpi_plugins_finalize(void)
 {
     memset(hp__mpi_plugin_selected, 0, sizeof(hp__mpi_plugin_selected));
-    hp__mpi_modes_update();
     for (int i = 0; i < nplugins; i++)
         if (plugins[i].p->finalize != NULL)
             plugins[i].p->finalize();

@@ -10,7 +10,9 @@
 /* 1 per HP_MPI_FN_* that some plug-in selected; all 0 without plug-ins. */
 extern unsigned char hp__mpi_plugin_selected[];
 
-/* Loads HP_PLUGINS (after MPI_Init) / calls their finalize (before MPI_Finalize). */
+/* Loads HP_PLUGINS (after MPI_Init) / calls their finalize (before MPI_Finalize). Both
+ * change hp__mpi_plugin_selected: the caller then updates the calls' modes
+ * (hp__mpi_modes_update). */
 void hp__mpi_plugins_load(int rank, int size);
 void hp__mpi_plugins_finalize(void);
 

@@ -230,7 +230,7 @@ static void complete_once(hp_mpi_frame *f, const req_slot *e, const MPI_Status *
         hp_mpi_bytes_recv(f, status);
     if (e->trace_id == 0)
         return;
-    if (hp_ws_on && e->kind == KIND_RECV)
+    if (hp_ws_on && (e->kind == KIND_RECV || e->kind == KIND_PRECV))
         hp__mpi_ws_recv_done(f, e->trace_comm, e->ws_seq, status);
     if (e->kind == KIND_COLL)
         hp_mpi_trace_collective_completion(f, e->trace_id, e->trace_comm, e->op, e->root,
@@ -295,6 +295,10 @@ void hp_mpi_req_start(hp_mpi_frame *f, MPI_Request req)
         s->trace_id = __atomic_add_fetch(&last_trace_id, 1, __ATOMIC_RELAXED);
         hp_mpi_trace_start(f, s->trace_id, s->trace_comm, s->peer, s->tag, s->sent,
                            s->kind == KIND_PRECV);
+        if (hp_ws_on && s->kind == KIND_PRECV) /* matched in the order started */
+            s->ws_seq = hp_ws_next_seq();
+        else if (hp_ws_on)
+            hp__mpi_ws_start_send(f, s->trace_comm, s->peer, s->tag);
     }
 }
 

@@ -288,15 +288,15 @@ static void write_trace(const char *directory, const hp_profile *merged, MPI_Com
     } else {
         w = open_archive(directory, comm, rank);
     }
+    hp_trace_cut *cut = NULL;
     if (w != NULL) { /* every rank or none */
-        hp_trace_cut *cut = hp_mpi_trace_cut_agree(comm, rank, size, comm_map, ncomm_map);
+        cut = hp_mpi_trace_cut_agree(comm, rank, size, comm_map, ncomm_map);
         hp_trace_output_set_cut(cut);
         write_archive(w, merged, comm, rank, size, map, comm_map, ncomm_map, comms, ncomms);
         hp_trace_output_set_cut(NULL);
-        if (cut != NULL)
-            hp_mpi_trace_cut_report(cut, comm, rank, size);
-        hp_trace_cut_free(cut);
     }
+    hp_mpi_trace_cut_report(cut, comm, rank, size); /* every rank's notes, cut or not */
+    hp_trace_cut_free(cut);
     hp_mpi_comms_free_defs(comms, ncomms);
     free(comm_map);
     free(map);

@@ -22,6 +22,10 @@ void hp_mpi_trace_sync_clocks(void);
  * Nothing without an earlier hp_mpi_trace_sync_clocks. */
 void hp_mpi_trace_finish_clocks(void);
 
+/* The key of this rank's host (rank: its rank in MPI_COMM_WORLD), the same on every rank
+ * of one host (MPICH's MPIR_CVAR_ODD_EVEN_CLIQUES=1 makes odd and even ranks two). */
+uint64_t hp_mpi_host_key(int rank);
+
 /* The MPI transport's trace step (hp_transport.write_trace), collective: every rank
  * writes its locations into directory/traces.otf2; merged is the job's unified profile
  * on rank 0 (NULL elsewhere). Problems are reported on stderr; the program goes on. */
@@ -34,8 +38,9 @@ void hp_mpi_trace_write(const hp_transport *t, const char *directory, const hp_p
 hp_trace_cut *hp_mpi_trace_cut_agree(MPI_Comm comm, int rank, int size,
                                      const uint32_t *comm_map, uint32_t ncomm_map);
 
-/* Collective, after the trace was written with the cut: rank 0 appends every rank's
- * dropped range and counts to summary.txt and says them on stderr. */
+/* Collective, after the trace was written (cut: the one it was written with, NULL for
+ * none): rank 0 appends every rank's dropped range and counts to summary.txt, and with
+ * more than one rank the job's adaptive-buffer notes, and says them on stderr. */
 void hp_mpi_trace_cut_report(const hp_trace_cut *cut, MPI_Comm comm, int rank, int size);
 
 #endif

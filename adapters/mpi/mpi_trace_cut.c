@@ -7,7 +7,8 @@
  * (one MPI_Alltoall of sizes and one MPI_Alltoallv of counts), and both sides keep the
  * smaller count; the number of collective operations kept per communicator is the
  * smallest any member completed before the cut (one MPI_Allreduce). After the trace is
- * written, rank 0 gathers what each rank left out and appends it to summary.txt.
+ * written, rank 0 gathers what each rank left out, and every rank's adaptive-buffer
+ * statistics (halvings, events stopped), and appends them to summary.txt.
  * Every collective here waits off the CPU (mpi_offcpu.h): at finalize most ranks wait.
  */
 #include <stdio.h>
@@ -76,7 +77,7 @@ static int apply_peer_counts(hp_trace_cut *cut, const uint64_t *recs, const int 
 }
 
 /* Every rank's message counts to the peers they name; 0, or -1 when out of memory here
- * (the collectives are made all the same). */
+ * or on some rank before an exchange (which every rank then skips). */
 static int exchange_channels(hp_trace_cut *cut, MPI_Comm comm, int rank, int size,
                              const uint32_t *comm_map, uint32_t ncomm_map)
 {
@@ -98,14 +99,12 @@ static int exchange_channels(hp_trace_cut *cut, MPI_Comm comm, int rank, int siz
         sd[p] = at[p] = total;
         total += sc[p];
     }
-    uint64_t *out = ok ? malloc(((size_t)total + 1) * sizeof(uint64_t)) : NULL;
-    if (out == NULL) { /* take part with nothing to say */
-        ok = 0;
-        total = 0;
-        for (int p = 0; sc != NULL && p < size; p++)
-            sc[p] = 0;
-    }
-    for (size_t i = 0; ok && i < cut->nchannels; i++) {
+    uint64_t *out = ok ? malloc(((size_t)total + 1) * sizeof(uint64_t)) : NULL, *in = NULL;
+    /* Every exchange is made by all ranks or by none: a rank out of memory says so first. */
+    int all_ok = 0;
+    ok = out != NULL;
+    hp__mpi_offcpu_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+    for (size_t i = 0; all_ok && i < cut->nchannels; i++) {
         const hp_trace_cut_channel *ch = &cut->channels[i];
         if (ch->world == UNKNOWN)
             continue;
@@ -113,19 +112,22 @@ static int exchange_channels(hp_trace_cut *cut, MPI_Comm comm, int rank, int siz
         r[0] = ch->gcomm, r[1] = ch->tag, r[2] = ch->dir, r[3] = ch->count;
         at[ch->world] += 4;
     }
-    int zeros[1] = { 0 };
-    hp__mpi_offcpu_alltoall(sc != NULL ? sc : zeros, 1, MPI_INT, rc != NULL ? rc : zeros, 1,
-                            MPI_INT, comm);
     int received = 0;
-    for (int p = 0; rc != NULL && rd != NULL && p < size; p++) {
-        rd[p] = received;
-        received += rc[p];
+    if (all_ok) {
+        hp__mpi_offcpu_alltoall(sc, 1, MPI_INT, rc, 1, MPI_INT, comm);
+        for (int p = 0; p < size; p++) {
+            rd[p] = received;
+            received += rc[p];
+        }
+        in = malloc(((size_t)received + 1) * sizeof(uint64_t));
+        ok = in != NULL;
+        hp__mpi_offcpu_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
     }
-    uint64_t *in = malloc(((size_t)received + 1) * sizeof(uint64_t));
-    ok = ok && in != NULL;
-    hp__mpi_offcpu_alltoallv(out, sc, sd, MPI_UINT64_T, in, rc, rd, MPI_UINT64_T, comm);
-    if (ok && apply_peer_counts(cut, in, rc, rd, size) < 0)
-        ok = 0;
+    if (all_ok) {
+        hp__mpi_offcpu_alltoallv(out, sc, sd, MPI_UINT64_T, in, rc, rd, MPI_UINT64_T, comm);
+        ok = apply_peer_counts(cut, in, rc, rd, size) == 0;
+    }
+    ok = ok && all_ok;
     free(in);
     free(out);
     free(sc), free(sd), free(rc), free(rd), free(at);
@@ -267,13 +269,74 @@ static void say_cut(const hp_trace_cut *cut, const rank_cut *all, int size)
     free(text);
 }
 
+/* Rank 0: the job's adaptive-buffer notes (summed over ranks) for summary.txt and
+ * stderr, in place of rank 0's own, which the profile left out (experiment.c). */
+static void say_adaptive(const hp_trace_output_adaptive *all, int size)
+{
+    hp_trace_output_adaptive job = { .first_stop = -1 };
+    for (int r = 0; r < size; r++) {
+        const hp_trace_output_adaptive *a = &all[r];
+        job.lost += a->lost;
+        job.messages_lost += a->messages_lost;
+        job.unclosed += a->unclosed;
+        job.halvings += a->halvings;
+        job.halved_locations += a->halved_locations;
+        job.stopped_locations += a->stopped_locations;
+        if (a->stopped_locations > 0 && (job.first_stop < 0 || a->first_stop < job.first_stop))
+            job.first_stop = a->first_stop;
+        if (a->stopped_locations > 0 && a->last_stop > job.last_stop)
+            job.last_stop = a->last_stop;
+        if (a->longest_period > job.longest_period)
+            job.longest_period = a->longest_period;
+    }
+    char notes[2][256], text[2 * 256 + 128];
+    size_t n = hp_experiment_adaptive_notes(&job, notes);
+    if (n == 0)
+        return;
+    int len = snprintf(text, sizeof(text), "\nMeasurement notes on the trace (all %d ranks):\n",
+                       size);
+    for (size_t i = 0; i < n && len > 0 && (size_t)len < sizeof(text); i++) {
+        len += snprintf(text + len, sizeof(text) - (size_t)len, "  - %s\n", notes[i]);
+        hp_warn("%s", notes[i]);
+    }
+    hp_experiment_append_summary(text);
+}
+
+/* What one rank sends rank 0 after the trace is written. */
+typedef struct rank_report {
+    rank_cut cut; /* zeros when there was no cut */
+    hp_trace_output_adaptive adaptive;
+} rank_report;
+
 void hp_mpi_trace_cut_report(const hp_trace_cut *cut, MPI_Comm comm, int rank, int size)
 {
-    rank_cut mine = this_rank(cut);
-    rank_cut *all = rank == 0 ? malloc((size_t)size * sizeof(*all)) : NULL;
-    _Static_assert(sizeof(rank_cut) == 5 * sizeof(uint64_t), "sent as five uint64_t");
-    hp__mpi_offcpu_gather(&mine, 5, MPI_UINT64_T, all, 5, MPI_UINT64_T, 0, comm);
-    if (rank == 0 && all != NULL)
-        say_cut(cut, all, size);
+    rank_report mine = { { 0, 0, 0, 0, 0 }, { 0 } };
+    if (cut != NULL)
+        mine.cut = this_rank(cut);
+    hp_trace_output_adaptive_stats(&mine.adaptive);
+    rank_report *all = rank == 0 ? malloc((size_t)size * sizeof(*all)) : NULL;
+    rank_cut *cuts = rank == 0 ? malloc((size_t)size * sizeof(*cuts)) : NULL;
+    hp_trace_output_adaptive *adaptive =
+        rank == 0 ? malloc((size_t)size * sizeof(*adaptive)) : NULL;
+    /* The ranks of one job run one build on one kind of machine: the records are sent
+     * as bytes. */
+    int room = rank != 0 || (all != NULL && cuts != NULL && adaptive != NULL);
+    /* rank 0 out of memory: no report, no gather */
+    hp__mpi_offcpu_bcast(&room, 1, MPI_INT, 0, comm);
+    if (room)
+        hp__mpi_offcpu_gather(&mine, (int)sizeof(mine), MPI_BYTE, all, (int)sizeof(mine),
+                              MPI_BYTE, 0, comm);
+    if (rank == 0 && all != NULL && cuts != NULL && adaptive != NULL) {
+        for (int r = 0; r < size; r++) {
+            cuts[r] = all[r].cut;
+            adaptive[r] = all[r].adaptive;
+        }
+        if (cut != NULL)
+            say_cut(cut, cuts, size);
+        if (size > 1)
+            say_adaptive(adaptive, size);
+    }
     free(all);
+    free(cuts);
+    free(adaptive);
 }

@@ -84,7 +84,7 @@ void hp_mpi_bytes_tisend(hp_mpi_frame *f, int dest, int tag, MPI_Comm comm,
     f->request_id = req;
 }
 
-void hp_mpi_bytes_tirecv(hp_mpi_frame *f, int source, MPI_Comm comm,
+void hp_mpi_bytes_tirecv(hp_mpi_frame *f, int source, int tag, MPI_Comm comm,
                          const MPI_Request *request)
 {
     /* With wait states the request keeps its communicator for the completion (a trace
@@ -92,6 +92,9 @@ void hp_mpi_bytes_tirecv(hp_mpi_frame *f, int source, MPI_Comm comm,
     uint32_t id = (tracing(f) || hp_ws_on) && source != MPI_PROC_NULL ? hp_mpi_comm_local_id(comm)
                                                          : UINT32_MAX;
     uint64_t req = id != UINT32_MAX ? hp_mpi_req_trace_recv(*request, id) : 0;
+    if (req == 0 && id != UINT32_MAX && hp_ws_on && source != MPI_ANY_SOURCE &&
+        tag != MPI_ANY_TAG) /* the request table is full: its completion will not be seen */
+        hp__mpi_ws_recv_untracked(id, source, tag);
     if (req == 0)
         return;
     f->trace |= HP_MPI_TRACE_IRECV_REQUEST;
@@ -122,7 +125,9 @@ void hp_mpi_bytes_ticoll(hp_mpi_frame *f, MPI_Comm comm, const MPI_Request *requ
 void hp_mpi_bytes_tpsend(hp_mpi_frame *f, int dest, int tag, MPI_Comm comm,
                          const MPI_Request *request)
 {
-    uint32_t id = tracing(f) && dest != MPI_PROC_NULL ? hp_mpi_comm_local_id(comm) : UINT32_MAX;
+    /* With wait states, as tirecv: each start is a message end the replay must see. */
+    uint32_t id = (tracing(f) || hp_ws_on) && dest != MPI_PROC_NULL ? hp_mpi_comm_local_id(comm)
+                                                                    : UINT32_MAX;
     if (id != UINT32_MAX)
         hp_mpi_req_trace_persistent(*request, id, dest, tag);
 }
@@ -130,8 +135,9 @@ void hp_mpi_bytes_tpsend(hp_mpi_frame *f, int dest, int tag, MPI_Comm comm,
 void hp_mpi_bytes_tprecv(hp_mpi_frame *f, int source, MPI_Comm comm,
                          const MPI_Request *request)
 {
-    uint32_t id = tracing(f) && source != MPI_PROC_NULL ? hp_mpi_comm_local_id(comm)
-                                                         : UINT32_MAX;
+    uint32_t id = (tracing(f) || hp_ws_on) && source != MPI_PROC_NULL
+                      ? hp_mpi_comm_local_id(comm)
+                      : UINT32_MAX;
     if (id != UINT32_MAX)
         hp_mpi_req_trace_persistent(*request, id, source, 0);
 }

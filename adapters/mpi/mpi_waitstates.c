@@ -4,19 +4,23 @@
  * finalize that turns the records of all ranks into Scalasca's patterns.
  *
  * Recording: the trace rules of mpi-semantics.txt (mpi_trace_rules.c) and the request
- * completions (mpi_requests.c) call the hooks below after the real call returned, so
- * calls that communicate nothing (MPI_Comm_rank, ...) and the common path of
- * hp_mpi_enter/hp_mpi_exit pay nothing. A record takes the call's enter time and call
- * path from the location's top frame (the MPI call's own: measured MPI calls do not nest)
- * and stays open in the frame until hp_mpi_exit closes it with the call's exit stamp:
- * a record reads no clock of its own.
+ * completions and persistent starts (mpi_requests.c) call the hooks below after the real
+ * call returned, so calls that communicate nothing (MPI_Comm_rank, ...) and the common
+ * path of hp_mpi_enter/hp_mpi_exit pay nothing. A record takes the call's enter time and
+ * call path from the location's top frame (the MPI call's own: measured MPI calls do not
+ * nest) and stays open in the frame until hp_mpi_exit closes it with the call's exit
+ * stamp: a record reads no clock of its own. A call without a frame of its own keeps a
+ * placeholder (HP_WS_NO_TIMES), so that every rank's k-th message end or collective on a
+ * channel stays the k-th in the replay; the replay charges placeholders nothing.
  *
  * Replay, collective over the finalize transport's communicator, before the profiles
  * are built, in nine collectives whatever the number of communicators, each waiting
  * off the CPU (mpi_offcpu.h: at finalize most ranks wait, and MPICH's busy polling takes
  * the CPU from the ranks with work when a job has more ranks than cores):
  *  - one Allreduce opens it: the job's earliest record, whether every rank could
- *    prepare, and the fewest MPI_COMM_WORLD collectives any rank kept;
+ *    prepare, the fewest MPI_COMM_WORLD collectives any rank kept, and whether any rank
+ *    made an MPI_Scan/Exscan there (so that all or none take part in the Scan), and
+ *    whether all ran on one host (hp_mpi_host_key);
  *  - a forward exchange (Alltoall of counts, Allreduce of "all could take theirs",
  *    Alltoallv): every rank sends each destination the times and envelopes of the
  *    messages it sent; the receiver matches them to its receives by (communicator,
@@ -32,7 +36,10 @@
  *  - one Reduce of the coverage figures to rank 0, overlapping that wait.
  * So seven collectives follow one another, and two run alongside them.
  * Times are compared across ranks as timer ticks since the job's earliest record; the
- * ranks of one host share the clock (TSC or CLOCK_MONOTONIC), see doc/wait-states.md.
+ * ranks of one host share the clock (TSC or CLOCK_MONOTONIC). The clocks of different
+ * hosts are not synchronised for this (the trace's synchronisation, mpi_clock.c, costs
+ * ping-pongs at MPI_Init and MPI_Finalize): the coverage note says when ranks ran on
+ * several hosts, see doc/wait-states.md.
  */
 #include <math.h>
 #include <stdio.h>
@@ -45,6 +52,7 @@
 #include "adapters/mpi/mpi_comms.h"
 #include "adapters/mpi/mpi_functions.h"
 #include "adapters/mpi/mpi_offcpu.h"
+#include "adapters/mpi/mpi_trace.h"
 #include "adapters/mpi/mpi_transport.h"
 #include "adapters/mpi/mpi_waitstates.h"
 #include "measurement/core/config.h"
@@ -58,22 +66,26 @@
 
 /* ------------------------------------------------------------------ recording */
 
-/* The record of f's call so far (enter, call path), or false when the call has no
- * measured frame of its own on top of the location's stack. */
-static HP_ALWAYS_INLINE bool start_record(hp_mpi_frame *f, hp_ws_record *r, MPI_Comm comm)
+/* The record of f's call so far (enter, call path), or a placeholder (HP_WS_NO_TIMES)
+ * when the call has no measured frame of its own on top of the location's stack; false
+ * when comm's id does not fit a record. */
+static HP_ALWAYS_INLINE bool start_record(const hp_mpi_frame *f, hp_ws_record *r,
+                                          MPI_Comm comm)
 {
-    hp_location *loc = f->loc;
-    if (loc == NULL || hp_location_ignores_events(loc) || loc->depth == 0 ||
-        loc->dropped_depth != 0)
-        return false;
-    const hp_frame *top = &loc->sp[-1];
-    if (top->node == NULL || top->node->region->paradigm != HP_PARADIGM_MPI)
-        return false;
     uint32_t id = hp_mpi_comm_local_id(comm);
     if (id > UINT16_MAX)
         return false; /* an intercommunicator, or one the registry could not take */
-    *r = (hp_ws_record){ .enter = top->start, .node = hp_memory_index(top->node),
-                         .comm = (uint16_t)id };
+    *r = (hp_ws_record){ .comm = (uint16_t)id, .flags = HP_WS_NO_TIMES };
+    hp_location *loc = f->loc;
+    if (loc == NULL || hp_location_ignores_events(loc) || loc->depth == 0 ||
+        loc->dropped_depth != 0)
+        return true;
+    const hp_frame *top = &loc->sp[-1];
+    if (top->node == NULL || top->node->region->paradigm != HP_PARADIGM_MPI)
+        return true;
+    r->enter = top->start;
+    r->node = hp_memory_index(top->node);
+    r->flags = 0;
     return true;
 }
 
@@ -82,6 +94,10 @@ static HP_ALWAYS_INLINE bool start_record(hp_mpi_frame *f, hp_ws_record *r, MPI_
  * many receives) are closed now with a clock read of their own. */
 static HP_ALWAYS_INLINE void keep_open(hp_mpi_frame *f, const hp_ws_record *r)
 {
+    if (r->flags & HP_WS_NO_TIMES) { /* no frame of its own: nothing to close */
+        hp_ws_append(r);
+        return;
+    }
     unsigned bit = !(f->trace & HP_MPI_TRACE_WS_OPEN0) ? 0
                    : !(f->trace & HP_MPI_TRACE_WS_OPEN1) ? 1
                                                           : 2;
@@ -135,11 +151,32 @@ void hp__mpi_ws_recv_done(hp_mpi_frame *f, uint32_t comm, uint32_t seq,
         return;
     r.comm = (uint16_t)comm;
     r.seq = seq;
-    r.flags = HP_WS_POSTED_EARLIER;
+    r.flags |= HP_WS_POSTED_EARLIER;
     r.kind = HP_WS_RECV;
     r.peer = status->MPI_SOURCE;
     r.tag = status->MPI_TAG;
     keep_open(f, &r);
+}
+
+void hp__mpi_ws_start_send(hp_mpi_frame *f, uint32_t comm, int dest, int tag)
+{
+    hp_ws_record r;
+    if (comm > UINT16_MAX || dest == MPI_PROC_NULL || !start_record(f, &r, MPI_COMM_WORLD))
+        return;
+    r.comm = (uint16_t)comm;
+    r.kind = HP_WS_ISEND;
+    r.peer = dest;
+    r.tag = tag;
+    keep_open(f, &r);
+}
+
+void hp__mpi_ws_recv_untracked(uint32_t comm, int source, int tag)
+{
+    if (comm > UINT16_MAX)
+        return;
+    hp_ws_record r = { .seq = hp_ws_next_seq(), .peer = source, .tag = tag,
+                       .comm = (uint16_t)comm, .kind = HP_WS_RECV, .flags = HP_WS_NO_TIMES };
+    hp_ws_append(&r);
 }
 
 static int coll_class(unsigned fn)
@@ -334,7 +371,7 @@ typedef struct sent_msg { /* what travels to the receiver */
     int32_t tag;
     uint32_t index; /* the send's record index at the sender */
     uint32_t blocking; /* a blocking send: Late Receiver applies */
-    uint32_t pad;
+    uint32_t no_times; /* a placeholder send: its receive is matched, not charged */
 } sent_msg;
 
 typedef struct recv_reply { /* what travels back to a blocking sender */
@@ -488,7 +525,8 @@ static sent_msg *pack_sends(const replay *rp, int *counts)
         uint64_t key = 0;
         world_rank_of(rp, r->comm, r->peer, &key);
         out[at[dest[i]]++] = (sent_msg){ seconds(rp, r->enter), seconds(rp, hp_ws_exit(r)), key,
-                                         r->tag, (uint32_t)i, r->kind != HP_WS_ISEND, 0 };
+                                         r->tag, (uint32_t)i, r->kind != HP_WS_ISEND,
+                                         (r->flags & HP_WS_NO_TIMES) != 0 };
     }
     if (out == NULL || at == NULL) {
         free(out);
@@ -544,7 +582,8 @@ static recv_reply *match_receives(const replay *rp, const sent_msg *in, const in
         size_t i = order[k];
         const hp_ws_record *r = hp_ws_at(i);
         uint64_t key;
-        st->receives++;
+        bool placeholder = (r->flags & HP_WS_NO_TIMES) != 0;
+        st->receives += !placeholder;
         int src = world_rank_of(rp, r->comm, r->peer, &key);
         if (src < 0)
             continue;
@@ -553,6 +592,8 @@ static recv_reply *match_receives(const replay *rp, const sent_msg *in, const in
         if (m < 0)
             continue; /* its send was not kept */
         x.head[slot] = x.next[m];
+        if (placeholder || in[m].no_times)
+            continue; /* the message is taken, so later ones stay matched */
         double enter = seconds(rp, r->enter), exit = seconds(rp, hp_ws_exit(r));
         double late = clamp(in[m].enter - enter, exit - enter);
         hp_ws_charge(r, HP_WSM_LATE_SENDER, late);
@@ -603,7 +644,7 @@ static void charge_late_receivers(const replay *rp, const recv_reply *back, cons
  * the latest enter, minus the earliest exit, minus the earliest enter of a non-root and
  * the root's enter; scan_max the latest enter of the ranks up to this one. */
 static void charge_collective(const replay *rp, const hp_ws_record *r, const double *red,
-                              double scan_max, int csize)
+                              double scan_max, int csize, bool root)
 {
     double enter = seconds(rp, r->enter), exit = seconds(rp, hp_ws_exit(r)), dur = exit - enter;
     double last_enter = red[0], first_exit = -red[1];
@@ -621,11 +662,11 @@ static void charge_collective(const replay *rp, const hp_ws_record *r, const dou
         hp_ws_charge(r, HP_WSM_NXN_COMPLETION, clamp(exit - first_exit, dur - wait));
         break;
     case HP_WS_1TON: /* the ranks that are not the root wait for it */
-        if (isfinite(root_enter) && enter != root_enter)
+        if (isfinite(root_enter) && !root)
             hp_ws_charge(r, HP_WSM_LATE_BROADCAST, clamp(root_enter - enter, dur));
         break;
     case HP_WS_NTO1: /* the root waits for the first of the others */
-        if (csize > 1 && isfinite(first_other) && enter == root_enter)
+        if (csize > 1 && isfinite(first_other) && root)
             hp_ws_charge(r, HP_WSM_EARLY_REDUCE, clamp(first_other - enter, dur));
         break;
     case HP_WS_SCAN:
@@ -634,13 +675,33 @@ static void charge_collective(const replay *rp, const hp_ws_record *r, const dou
     }
 }
 
+/* Whether r is the root's record of a rooted collective, this rank being crank of its
+ * communicator (compared by rank: two ranks may enter at the same time). */
+static bool is_root(const hp_ws_record *r, int crank)
+{
+    return (r->tag == HP_WS_1TON || r->tag == HP_WS_NTO1) && r->peer == crank;
+}
+
+/* Charges r unless it is a placeholder, which takes its instance but has no times. */
+static void charge_instance(const replay *rp, const hp_ws_record *r, const double *red,
+                            double scan_max, int csize, int crank)
+{
+    if (!(r->flags & HP_WS_NO_TIMES))
+        charge_collective(rp, r, red, scan_max, csize, is_root(r, crank));
+}
+
 /* The four values of one instance that the members reduce with MAX (charge_collective's
- * red), for this rank as rank crank of the communicator. */
+ * red), for this rank as rank crank of the communicator; a placeholder's are neutral in
+ * every maximum. */
 static void coll_values(const replay *rp, const hp_ws_record *r, int crank, double *v)
 {
+    if (r->flags & HP_WS_NO_TIMES) {
+        v[0] = v[1] = v[2] = v[3] = -HUGE_VAL;
+        return;
+    }
     double enter = seconds(rp, r->enter);
     bool has_root = r->tag == HP_WS_1TON || r->tag == HP_WS_NTO1;
-    bool root = has_root && r->peer == crank;
+    bool root = is_root(r, crank);
     v[0] = enter;
     v[1] = -seconds(rp, hp_ws_exit(r));
     v[2] = has_root && !root ? -enter : -HUGE_VAL;
@@ -674,7 +735,7 @@ static int collect(comm_colls *c, uint32_t local)
 
 /* MPI_COMM_WORLD's collectives, the first n of them (n: the fewest any rank kept, agreed
  * by the opening reduction): one Allreduce of the enter/exit times of all of them, and
- * one Scan when they include MPI_Scan/Exscan, started before the exchanges and finished
+ * one Scan when some rank made an MPI_Scan/Exscan there (agreed there too), started before the exchanges and finished
  * after them (finish_world), so that they overlap. v has room for 10 * n doubles
  * (allocated before the agreement, so that no rank fails after it). */
 typedef struct world_replay {
@@ -688,7 +749,6 @@ static void start_world(const replay *rp, const comm_colls *w, world_replay *wr)
 {
     long n = wr->n;
     wr->req[0] = wr->req[1] = MPI_REQUEST_NULL;
-    wr->any_scan = false;
     if (n <= 0)
         return;
     double *v = wr->v, *red = v + 4 * n, *enters = v + 8 * n, *scan = v + 9 * n;
@@ -696,7 +756,6 @@ static void start_world(const replay *rp, const comm_colls *w, world_replay *wr)
         const hp_ws_record *r = hp_ws_at(w->idx[k]);
         coll_values(rp, r, rp->rank, &v[4 * k]);
         enters[k] = v[4 * k];
-        wr->any_scan |= r->tag == HP_WS_SCAN; /* the same instance is a scan everywhere */
     }
     PMPI_Iallreduce(v, red, (int)(4 * n), MPI_DOUBLE, MPI_MAX, rp->comm, &wr->req[0]);
     if (wr->any_scan)
@@ -712,8 +771,8 @@ static void finish_world(const replay *rp, const comm_colls *w, world_replay *wr
     hp__mpi_offcpu_wait(&wr->req[1], MPI_STATUS_IGNORE); /* MPI_REQUEST_NULL: at once */
     const double *red = wr->v + 4 * n, *scan = wr->v + 9 * n;
     for (long k = 0; k < n; k++)
-        charge_collective(rp, hp_ws_at(w->idx[k]), &red[4 * k], wr->any_scan ? scan[k] : 0,
-                          rp->size);
+        charge_instance(rp, hp_ws_at(w->idx[k]), &red[4 * k], wr->any_scan ? scan[k] : 0,
+                        rp->size, rp->rank);
 }
 
 /* The sub-communicators' collectives go to each one's leader (its rank 0) in the
@@ -898,8 +957,8 @@ static void charge_down(const replay *rp, const subs *s, const coll_down *in,
     for (size_t i = 0; i < total; i++) {
         const comm_colls *c = find_sub(s, in[i].key);
         if (c != NULL && in[i].k < c->n)
-            charge_collective(rp, hp_ws_at(c->idx[in[i].k]), in[i].red, in[i].scan,
-                              (int)c->nmembers);
+            charge_instance(rp, hp_ws_at(c->idx[in[i].k]), in[i].red, in[i].scan,
+                            (int)c->nmembers, c->crank);
     }
 }
 
@@ -907,19 +966,23 @@ static void charge_down(const replay *rp, const subs *s, const coll_down *in,
 
 /* The job's coverage, summed to rank 0 while the world's collectives finish. */
 typedef struct coverage {
-    uint64_t mine[4], sum[4];
+    uint64_t mine[5], sum[5]; /* kept, dropped, receives, matched, placeholders */
+    bool hosts; /* the ranks ran on several hosts (from the opening reduction) */
     MPI_Request req;
 } coverage;
 
-static void start_coverage(const replay *rp, const p2p_stats *st, coverage *cv)
+static void start_coverage(const replay *rp, const p2p_stats *st, bool hosts, coverage *cv)
 {
-    *cv = (coverage){ { hp_ws_count(), hp_ws_dropped(), st->receives, st->matched },
-                      { 0, 0, 0, 0 },
+    *cv = (coverage){ { hp_ws_count(), hp_ws_dropped(), st->receives, st->matched, 0 },
+                      { 0, 0, 0, 0, 0 },
+                      hosts,
                       MPI_REQUEST_NULL };
-    PMPI_Ireduce(cv->mine, cv->sum, 4, MPI_UINT64_T, MPI_SUM, 0, rp->comm, &cv->req);
+    for (size_t i = 0; i < cv->mine[0]; i++)
+        cv->mine[4] += (hp_ws_at(i)->flags & HP_WS_NO_TIMES) != 0;
+    PMPI_Ireduce(cv->mine, cv->sum, 5, MPI_UINT64_T, MPI_SUM, 0, rp->comm, &cv->req);
 }
 
-/* Rank 0 states it as the note of the summary. */
+/* Rank 0 states it as the note of the summary. Placeholders count as calls not kept. */
 static void state_coverage(const replay *rp, coverage *cv)
 {
     hp__mpi_offcpu_wait(&cv->req, MPI_STATUS_IGNORE);
@@ -927,16 +990,27 @@ static void state_coverage(const replay *rp, coverage *cv)
         return;
     const uint64_t *sum = cv->sum;
     uint64_t calls = sum[0] + sum[1];
-    char text[512];
+    char text[1024], unseen[192] = "";
+    if (sum[4] > 0)
+        snprintf(unseen, sizeof(unseen),
+                 "; calls without times (below HP_PROFILING_MAX_DEPTH, on an unmeasured "
+                 "thread, or receives the request table could not take): %llu, nothing "
+                 "charged to them",
+                 (unsigned long long)sum[4]);
     snprintf(text, sizeof(text),
-             "%.1f%% of %llu communicating MPI calls kept (%zu bytes each)%s; %llu of %llu "
-             "kept receives matched to their sends",
-             calls > 0 ? 100.0 * (double)sum[0] / (double)calls : 100.0,
+             "%.1f%% of %llu communicating MPI calls kept (%zu bytes each)%s%s; %llu of %llu "
+             "kept receives matched to their sends%s",
+             calls > 0 ? 100.0 * (double)(sum[0] - sum[4]) / (double)calls : 100.0,
              (unsigned long long)calls, sizeof(hp_ws_record),
              sum[1] > 0 ? ", the rest dropped when the budget's half for them was full "
                           "(HP_TOTAL_MEMORY): patterns cover the kept part"
                         : "",
-             (unsigned long long)sum[3], (unsigned long long)sum[2]);
+             unseen, (unsigned long long)sum[3], (unsigned long long)sum[2],
+             cv->hosts ? "; the ranks ran on several hosts, whose clocks "
+                                             "are compared unsynchronised: patterns between "
+                                             "ranks of different hosts are unreliable "
+                                             "(doc/wait-states.md)"
+                                           : "");
     hp_ws_set_note(text);
 }
 
@@ -1017,19 +1091,26 @@ void hp__mpi_ws_replay(const hp_transport *t)
     PMPI_Comm_rank(rp.comm, &rp.rank);
     PMPI_Comm_size(rp.comm, &rp.size);
     bool ok = prepare(&rp, &pr);
-    /* The opening reduction, all MIN: the job's earliest record, whether every rank
-     * could prepare, whether no rank lost a communicator from its registry (a member
-     * that lost one would not take part in its replay), and the fewest world
-     * collectives any rank kept. */
-    uint64_t mine[4] = { UINT64_MAX, ok, hp_mpi_comms_lost() == 0, ok ? pr.world.n : 0 };
-    uint64_t all[4] = { 0, 0, 0, 0 };
+    /* The opening reduction, all MIN: the job's earliest record (placeholders have no
+     * times), whether every rank could prepare, whether no rank lost a communicator from
+     * its registry (a member that lost one would not take part in its replay), the fewest
+     * world collectives any rank kept, 0 when some rank made a world MPI_Scan/Exscan
+     * (a rank whose own was not kept must still take part in the Scan), and the least
+     * host key and its complement's (the ranks ran on one host when they agree). */
+    uint64_t host = hp_mpi_host_key(rp.rank);
+    uint64_t mine[7] = { UINT64_MAX, ok, hp_mpi_comms_lost() == 0, ok ? pr.world.n : 0, 1,
+                         host, ~host };
+    uint64_t all[7] = { 0, 0, 0, 0, 0, 0, 0 };
     for (size_t i = 0, n = hp_ws_count(); i < n; i++)
-        if (hp_ws_at(i)->enter < mine[0])
+        if (hp_ws_at(i)->enter < mine[0] && !(hp_ws_at(i)->flags & HP_WS_NO_TIMES))
             mine[0] = hp_ws_at(i)->enter;
-    hp__mpi_offcpu_allreduce(mine, all, 4, MPI_UINT64_T, MPI_MIN, rp.comm);
+    for (size_t k = 0; ok && k < pr.world.n; k++)
+        if (hp_ws_at(pr.world.idx[k])->tag == HP_WS_SCAN)
+            mine[4] = 0;
+    hp__mpi_offcpu_allreduce(mine, all, 7, MPI_UINT64_T, MPI_MIN, rp.comm);
     rp.base = all[0];
     p2p_stats st = { 0, 0 };
-    world_replay wr = { all[1] ? (long)all[3] : 0, pr.world_v, false, { 0, 0 } };
+    world_replay wr = { all[1] ? (long)all[3] : 0, pr.world_v, all[4] == 0, { 0, 0 } };
     coverage cv;
     start_world(&rp, &pr.world, &wr);
     if (all[1]) {
@@ -1037,7 +1118,7 @@ void hp__mpi_ws_replay(const hp_transport *t)
             release_subs(&pr.subs); /* sub-communicators are left out on every rank */
         replay_exchanges(&rp, &pr, &st);
     }
-    start_coverage(&rp, &st, &cv);
+    start_coverage(&rp, &st, all[5] != ~all[6], &cv);
     finish_world(&rp, &pr.world, &wr);
     state_coverage(&rp, &cv);
     release_prepared(&rp, &pr);

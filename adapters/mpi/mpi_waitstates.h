@@ -22,6 +22,13 @@ void hp__mpi_ws_recv(hp_mpi_frame *f, const MPI_Status *status, MPI_Comm comm);
  * (hp_ws_next_seq), completed inside f's call. */
 void hp__mpi_ws_recv_done(hp_mpi_frame *f, uint32_t comm, uint32_t seq,
                           const MPI_Status *status);
+/* The start (MPI_Start*, f's call) of a persistent send to rank dest of local
+ * communicator comm: a non-blocking send. */
+void hp__mpi_ws_start_send(hp_mpi_frame *f, uint32_t comm, int dest, int tag);
+/* A non-blocking receive of rank source of local communicator comm whose request the
+ * request table could not take (its completion will not be seen): a placeholder, so
+ * that the later messages of the channel stay matched. Not for wildcards. */
+void hp__mpi_ws_recv_untracked(uint32_t comm, int source, int tag);
 /* A blocking collective of f's call (root -1 for none). */
 void hp__mpi_ws_coll(hp_mpi_frame *f, int root, MPI_Comm comm);
 /* The hooks above keep their records open in f (f->ws_open under the HP_MPI_TRACE_WS

@@ -155,3 +155,5 @@ const hp_metric_source_ops hp__metric_papi_ops = {
     "HP_METRIC_PAPI", "PAPI presets and native events", papi_resolve, papi_open, papi_read,
     papi_close, papi_list, NULL
 };
+
+HP_METRIC_SOURCE_REGISTER(HP_METRIC_SOURCE_PAPI, hp__metric_papi_ops)

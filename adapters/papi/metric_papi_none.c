@@ -45,3 +45,5 @@ const hp_metric_source_ops hp__metric_papi_ops = {
     "HP_METRIC_PAPI", "PAPI presets and native events", none_resolve, none_open, none_read,
     none_close, none_list, NULL
 };
+
+HP_METRIC_SOURCE_REGISTER(HP_METRIC_SOURCE_PAPI, hp__metric_papi_ops)

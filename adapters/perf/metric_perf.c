@@ -245,3 +245,5 @@ const hp_metric_source_ops hp__metric_perf_ops = {
     "HP_METRIC_PERF", "perf events", perf_resolve, perf_open, perf_read, perf_close, perf_list,
     NULL
 };
+
+HP_METRIC_SOURCE_REGISTER(HP_METRIC_SOURCE_PERF, hp__metric_perf_ops)

@@ -115,3 +115,5 @@ const hp_metric_source_ops hp__metric_rusage_ops = {
     "HP_METRIC_RUSAGE", "getrusage fields", rusage_resolve, rusage_open, rusage_read,
     rusage_close, rusage_list, all_fields
 };
+
+HP_METRIC_SOURCE_REGISTER(HP_METRIC_SOURCE_RUSAGE, hp__metric_rusage_ops)

@@ -25,6 +25,7 @@
 #include "measurement/core/memory.h"
 #include "measurement/core/region.h"
 #include "util/compiler.h"
+#include "util/hash.h"
 
 /* At most this many distinct (name, value) pairs per process; a table of 64 KiB. */
 enum { TABLE_CAPACITY = 1u << 13, TABLE_MAX_USED = TABLE_CAPACITY / 4 * 3, NAME_MAX_LEN = 256 };
@@ -45,19 +46,13 @@ static uint32_t table_used;
 static hp_arena entry_arena;
 static _Atomic uint64_t lost_values; /* new values not recorded: table or budget full */
 
-static uint64_t hash_bytes(uint64_t h, const char *s)
-{
-    for (; *s != '\0'; s++)
-        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-    return h;
-}
-
+/* Slots are taken from the hash's top bits (hash >> 40), which both chains mix well. */
 static uint64_t hash_of(const char *name, const char *text, int64_t value)
 {
-    uint64_t h = hash_bytes(0xcbf29ce484222325ull, name);
+    uint64_t h = hp_hash_str(HP_HASH_SEED, name);
     if (text != NULL)
-        return hash_bytes(h * 31 + 1, text);
-    return (h ^ (uint64_t)value) * 0x9E3779B97F4A7C15ull;
+        return hp_hash_str(h, text);
+    return hp_hash_mix(hp_hash_u64(h, (uint64_t)value));
 }
 
 static bool entry_is(const param_entry *e, uint64_t hash, const char *name, const char *text,

@@ -36,6 +36,16 @@ typedef struct config_var {
     const char *help;
 } config_var;
 
+/* What `hp-info config-vars` shows as the default where default_value is only the
+ * starting point of a rule applied later (runtime.c sets HP_TRACE_ADAPTIVE from sampling
+ * when the variable is not set). */
+static const struct {
+    const char *name;
+    const char *shown;
+} rule_defaults[] = {
+    { "HP_TRACE_ADAPTIVE", "true when sampling is on" },
+};
+
 /* The words a VAR_CHOICE variable accepts, separated by '|'; a word's index is the value
  * of the enum it is stored in. */
 static const struct {
@@ -46,6 +56,14 @@ static const struct {
     { "HP_THREAD_LOCATIONS", "reuse|each" },
     { "HP_PROFILING_RECURSION", "keep|collapse" },
 };
+
+static const char *shown_default_of(const config_var *v)
+{
+    for (size_t i = 0; i < sizeof(rule_defaults) / sizeof(rule_defaults[0]); i++)
+        if (strcmp(rule_defaults[i].name, v->name) == 0)
+            return rule_defaults[i].shown;
+    return v->default_value[0] ? v->default_value : "(empty)";
+}
 
 static const char *choices_of(const config_var *v)
 {
@@ -61,8 +79,9 @@ static const config_var config_vars[] = {
     { "HP_ENABLE_PROFILING", VAR_BOOL, "true", FIELD(enable_profiling),
       "Write a call-path profile (profile.cubex, summary.txt)." },
     { "HP_ENABLE_TRACING", VAR_BOOL, "false", FIELD(enable_tracing),
-      "Also write an OTF2 trace (traces.otf2) of every measured region's Enter/Leave; "
-      "see doc/tracing.md." },
+      "Also write an OTF2 trace (traces.otf2) of every measured region's enter and leave: "
+      "Enter/Leave events, or with sampling on calling-context events over the samples' "
+      "calling-context tree; see doc/tracing.md." },
     { "HP_WAIT_STATES", VAR_BOOL, "true", FIELD(wait_states),
       "MPI jobs: keep a 32-byte record of every point-to-point message end and blocking "
       "collective (at most half of HP_TOTAL_MEMORY) and compute Scalasca's wait states "
@@ -479,8 +498,7 @@ void hp_config_print_help(FILE *out)
         char forms[128];
         fprintf(out, "%s\n  Type:    %s\n  Default: %s\n  %s\n\n", v->name,
                 accepted_forms(v, forms, sizeof(forms)),
-                v->default_value[0] ? v->default_value : "(empty)",
-                v->help);
+                shown_default_of(v), v->help);
     }
 }
 

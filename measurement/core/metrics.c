@@ -12,10 +12,13 @@
 #include "util/escape.h"
 #include "util/log.h"
 
-static const hp_metric_source_ops *const sources[HP_METRIC_SOURCES] = {
-    [HP_METRIC_SOURCE_PERF] = &hp__metric_perf_ops,
-    [HP_METRIC_SOURCE_RUSAGE] = &hp__metric_rusage_ops,
-    [HP_METRIC_SOURCE_PAPI] = &hp__metric_papi_ops,
+/* Filled by the adapters (hp_metrics_register); NULL: the source is not in this build. */
+static const hp_metric_source_ops *sources[HP_METRIC_SOURCES];
+/* For the message about a source that is not there (its ops would name it). */
+static const char *const variables[HP_METRIC_SOURCES] = {
+    [HP_METRIC_SOURCE_PERF] = "HP_METRIC_PERF",
+    [HP_METRIC_SOURCE_RUSAGE] = "HP_METRIC_RUSAGE",
+    [HP_METRIC_SOURCE_PAPI] = "HP_METRIC_PAPI",
 };
 
 static hp_metric_info infos[HP_METRICS_MAX];
@@ -40,6 +43,12 @@ static HP_PRINTF(1, 2) void add_note(const char *format, ...)
     vsnprintf(notes[i], NOTE_SIZE, format, ap);
     va_end(ap);
     hp_warn("%s", notes[i]);
+}
+
+void hp_metrics_register(hp_metric_source s, const hp_metric_source_ops *ops)
+{
+    if ((unsigned)s < HP_METRIC_SOURCES)
+        sources[s] = ops;
 }
 
 const char *hp_metrics_note(unsigned i)
@@ -96,6 +105,14 @@ static int add_metric(hp_metric_source s, const char *name, char *err, size_t er
 static int add_list(hp_metric_source s, const char *list, char *err, size_t errlen)
 {
     source_first[s] = ninfos;
+    source_count[s] = 0;
+    if (sources[s] == NULL) {
+        if (list == NULL || list[strspn(list, ", ")] == '\0')
+            return 0;
+        snprintf(err, errlen, "%s: this build has no such counter source (it is not linked "
+                 "in); run 'hp-info metrics' to list the counters it offers", variables[s]);
+        return -1;
+    }
     char name[128];
     for (const char *p = list != NULL ? list : ""; *p != '\0';) {
         size_t n = strcspn(p, ", ");
@@ -129,6 +146,8 @@ int hp_metrics_setup(const char *perf, const char *rusage, const char *papi, cha
 void hp_metrics_list(FILE *out)
 {
     for (int s = 0; s < HP_METRIC_SOURCES; s++) {
+        if (sources[s] == NULL)
+            continue;
         fprintf(out, "%s (%s):\n", sources[s]->what, sources[s]->variable);
         sources[s]->list(out);
         fputc('\n', out);

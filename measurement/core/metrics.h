@@ -68,8 +68,8 @@ typedef struct hp_metric_handle {
     unsigned char slot[HP_METRICS_MAX + 8]; /* source-specific */
 } hp_metric_handle;
 
-/* What each source (adapters/{perf,rusage,papi}/metric_*.c) provides. read fills n
- * values and returns 0, or -1 when it failed. */
+/* What each source (adapters/{perf,rusage,papi}/metric_*.c) provides and registers with
+ * hp_metrics_register. read fills n values and returns 0, or -1 when it failed. */
 typedef struct hp_metric_source_ops {
     const char *variable; /* "HP_METRIC_PERF" */
     const char *what;     /* "perf events" */
@@ -89,6 +89,21 @@ typedef struct hp_metric_source_ops {
 extern const hp_metric_source_ops hp__metric_perf_ops;
 extern const hp_metric_source_ops hp__metric_rusage_ops;
 extern const hp_metric_source_ops hp__metric_papi_ops;
+
+/* The core knows the sources only through this table, which the adapters fill: folders
+ * call downwards (doc/architecture.md), so the core never names an adapter. Registering
+ * the same source again replaces its entry. Not thread-safe: for start-up only. */
+void hp_metrics_register(hp_metric_source s, const hp_metric_source_ops *ops);
+
+/* Each source's file registers itself from a constructor that runs before the library
+ * constructor (thread_attach.c, default priority) starts measurement and resolves
+ * HP_METRIC_*. Programs that link the core statically (hp-info, unit tests) pull no
+ * source in by itself, so they call hp_metrics_register themselves. */
+#define HP_METRIC_SOURCE_REGISTER(s, ops)                                              \
+    __attribute__((constructor(200))) static void register_metric_source(void)         \
+    {                                                                                  \
+        hp_metrics_register(s, &(ops));                                                \
+    }
 
 /* Resolves the three comma-separated lists (NULL or "" = none). Returns 0, or -1 with a
  * message naming the variable, the bad name and `hp-info metrics` in err. Counters that

@@ -166,8 +166,8 @@ static int find_debuglink(const char *file, const char *debuglink, const unsigne
                           int len, char **name)
 {
     const char *slash = strrchr(file, '/');
-    if (slash == NULL)
-        return -1;
+    if (slash == NULL || (debuglink != NULL && strchr(debuglink, '/') != NULL))
+        return -1; /* a link names a file, not a path (it must not climb out of the dirs) */
     int dirlen = (int)(slash - file);
     char link[PATH_MAX];
     if (debuglink == NULL) {
@@ -184,11 +184,13 @@ static int find_debuglink(const char *file, const char *debuglink, const unsigne
         if (snprintf(path, sizeof(path), formats[i], dirlen, file, debuglink) >=
             (int)sizeof(path))
             continue;
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        /* Non-blocking: a FIFO planted under the name must not stall the program. */
+        int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
         if (fd < 0)
             continue;
         struct stat st;
-        if (fstat(fd, &st) == 0 && !(st.st_dev == self.st_dev && st.st_ino == self.st_ino) &&
+        if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+            !(st.st_dev == self.st_dev && st.st_ino == self.st_ino) &&
             file_has_build_id(fd, bits, len) && (*name = strdup(path)) != NULL)
             return fd;
         close(fd);

@@ -52,6 +52,13 @@ uint32_t hp_trace_dropped_region(void)
     return dropped_region != NULL ? dropped_region->id : 0;
 }
 
+void hp_trace_marker_regions(uint32_t out[HP_TRACE_MARKERS])
+{
+    const hp_region *markers[HP_TRACE_MARKERS] = { flush_region, stop_region, dropped_region };
+    for (unsigned k = 0; k < HP_TRACE_MARKERS; k++)
+        out[k] = markers[k] != NULL ? markers[k]->id : UINT32_MAX;
+}
+
 void hp_trace_set_buffer(uint64_t bytes, bool adaptive, uint64_t start_period)
 {
     if (bytes != 0 && !adaptive)

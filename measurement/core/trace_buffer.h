@@ -69,6 +69,11 @@ bool hp_trace_adaptive(void);
  * consistent cut left out (measurement/finalize/trace_cut.h). */
 uint32_t hp_trace_dropped_region(void);
 
+/* The trace's own marker regions (local ids), which no call tree contains: TRACE BUFFER
+ * FLUSH, TRACE EVENTS STOPPED and TRACE EVENTS DROPPED, in that order. */
+enum { HP_TRACE_MARKERS = 3 };
+void hp_trace_marker_regions(uint32_t out[HP_TRACE_MARKERS]);
+
 /* Adaptive mode with samples in traces (before the first event): a sample record takes
  * slots slots (1..16), and rearm(arg, period_ns) re-arms the location's timer when its
  * buffer halves the frequency; arg is the location's hp_trace_buffer. Samples go in with

@@ -26,11 +26,17 @@ typedef enum hp_trace_kind {
                                    a = received, b = request */
     HP_TRACE_METRIC = 14,       /* region = counter index (metrics.h order); + 1 payload:
                                    a = value */
-    HP_TRACE_SAMPLE = 15        /* a timer sample (hp_trace_add_sample): region = unwind
+    HP_TRACE_SAMPLE = 15,       /* a timer sample (hp_trace_add_sample): region = unwind
                                    distance; + 1 payload: a = the sample's call-tree node
                                    (hp_cct_node *) while buffered, its global calling
                                    context id when handed to the writer (UINT32_MAX = none:
                                    left out); b = the location's sample number, 1, 2, ... */
+    /* Made at finalize only, from ENTER and LEAVE, for traces with samples (hybrid
+     * traces, trace_output.h): */
+    HP_TRACE_CC_ENTER = 16,     /* region = unwind distance; + 1 payload: a = calling
+                                   context id (>= UINT32_MAX - 1: left out) */
+    HP_TRACE_CC_LEAVE = 17      /* region = calling context id (>= UINT32_MAX - 1: left
+                                   out) */
 } hp_trace_kind;
 
 /* One event; region is the process-local region id while buffered, and the global one
@@ -62,6 +68,7 @@ static inline unsigned hp_trace_slots(uint32_t kind)
     case HP_TRACE_NBC_REQUEST:
     case HP_TRACE_METRIC:
     case HP_TRACE_SAMPLE:
+    case HP_TRACE_CC_ENTER:
         return 2;
     case HP_TRACE_COLL_END:
     case HP_TRACE_MPI_ISEND:

@@ -119,6 +119,33 @@ static int create_directory(time_t start, char *dir, size_t size)
     return -1;
 }
 
+/* Whether the trace's adaptive-buffer notes are the job's, said after the trace is
+ * written (hp_experiment_trace_notes_by_job), rather than this process's own. */
+static bool trace_notes_by_job;
+
+void hp_experiment_trace_notes_by_job(bool by_job)
+{
+    trace_notes_by_job = by_job;
+}
+
+size_t hp_experiment_adaptive_notes(const hp_trace_output_adaptive *ad, char notes[][256])
+{
+    size_t n = 0;
+    if (ad->halved_locations > 0)
+        snprintf(notes[n++], 256, "HP_TRACE_ADAPTIVE: the sampling frequency was halved on %u "
+                 "locations (%llu times in all; the lowest final frequency %.4g Hz): the trace "
+                 "keeps every 2^k-th sample, each standing for 2^k start intervals",
+                 ad->halved_locations, (unsigned long long)ad->halvings,
+                 1e9 / (double)ad->longest_period);
+    if (ad->stopped_locations > 0)
+        snprintf(notes[n++], 256, "HP_TRACE_ADAPTIVE: events stopped at their share of the "
+                 "trace on %u locations, %.3f to %.3f s after start (TRACE EVENTS STOPPED); "
+                 "samples go on: %llu events (%llu messages) left out",
+                 ad->stopped_locations, ad->first_stop, ad->last_stop,
+                 (unsigned long long)ad->lost, (unsigned long long)ad->messages_lost);
+    return n;
+}
+
 /* Collects lines about degraded measurement for summary.txt and stderr. */
 static size_t collect_notes(char notes[][256])
 {
@@ -174,20 +201,11 @@ static size_t collect_notes(char notes[][256])
         snprintf(notes[n++], 256, "%llu samples are not in the trace: its buffer was full and "
                  "no event of their thread came to flush it; raise HP_TOTAL_MEMORY",
                  (unsigned long long)hp_trace_output_lost_samples());
-    hp_trace_output_adaptive ad;
-    hp_trace_output_adaptive_stats(&ad);
-    if (ad.halved_locations > 0)
-        snprintf(notes[n++], 256, "HP_TRACE_ADAPTIVE: the sampling frequency was halved on %u "
-                 "locations (%llu times in all; the lowest final frequency %.4g Hz): the trace "
-                 "keeps every 2^k-th sample, each standing for 2^k start intervals",
-                 ad.halved_locations, (unsigned long long)ad.halvings,
-                 1e9 / (double)ad.longest_period);
-    if (ad.stopped_locations > 0)
-        snprintf(notes[n++], 256, "HP_TRACE_ADAPTIVE: events stopped at their share of the "
-                 "trace on %u locations, %.3f to %.3f s after start (TRACE EVENTS STOPPED); "
-                 "samples go on: %llu events (%llu messages) left out",
-                 ad.stopped_locations, ad.first_stop, ad.last_stop,
-                 (unsigned long long)ad.lost, (unsigned long long)ad.messages_lost);
+    if (!trace_notes_by_job) {
+        hp_trace_output_adaptive ad;
+        hp_trace_output_adaptive_stats(&ad);
+        n += hp_experiment_adaptive_notes(&ad, notes + n);
+    }
     if (hp_location_refused_count() > 0)
         snprintf(notes[n++], 256, "%llu threads were not measured: HP_TOTAL_MEMORY could "
                  "not hold their call trees", (unsigned long long)hp_location_refused_count());

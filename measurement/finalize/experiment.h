@@ -10,7 +10,10 @@
 #include <stddef.h>
 #include <time.h>
 
+#include <stdbool.h>
+
 #include "profile_build.h"
+#include "trace_output.h"
 
 /* Base name of the running executable (e.g. "app"). */
 const char *hp_experiment_program_name(void);
@@ -46,6 +49,16 @@ void hp_experiment_write_profile(const hp_profile *p, const char *suffix);
 /* Appends text to the job's summary.txt, written before (rank 0, e.g. what the trace
  * left out, known only once it was written). Says on stderr when it cannot. */
 void hp_experiment_append_summary(const char *text);
+
+/* true: the notes about the trace's adaptive buffers (halvings, events stopped) are the
+ * whole job's and reach summary.txt after the trace is written (an MPI job's rank 0
+ * gathers them, adapters/mpi/mpi_trace_cut.c), so the profile leaves this process's
+ * own out. */
+void hp_experiment_trace_notes_by_job(bool by_job);
+
+/* The summary lines (at most 2) about adaptive trace buffers for the statistics ad,
+ * written into notes; returns how many. */
+size_t hp_experiment_adaptive_notes(const hp_trace_output_adaptive *ad, char notes[][256]);
 
 /* Marks what is written from now on as cut short: text (e.g. "interrupted by signal 15
  * (SIGTERM) at 2.5 s") goes into summary.txt and the Cube file. */

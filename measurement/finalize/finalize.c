@@ -93,6 +93,9 @@ void hp_finalize_job(const hp_transport *t, bool measured)
     hp_tree_reduce(t, &profile_tree, &h);
     const hp_profile *merged = t->rank == 0 ? held(&h) : NULL;
     hp_finalize_phase_enter(HP_PHASE_CUBE);
+    /* An MPI job's rank 0 says every rank's adaptive-buffer notes once the trace is
+     * written (mpi_trace_cut.c); its own alone would under-report. */
+    hp_experiment_trace_notes_by_job(t->size > 1 && hp_cfg.enable_tracing);
     if (merged != NULL)
         hp_experiment_write_profile(merged, "");
     hp_finalize_phase_enter(HP_PHASE_TRACE);

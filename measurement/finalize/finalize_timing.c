@@ -21,7 +21,7 @@ enum { WALL = 0, CPU = HP_PHASE_COUNT, SLOTS = 2 * HP_PHASE_COUNT };
 static hp_finalize_phase current = HP_PHASE_NONE;
 static uint64_t since_wall, since_cpu; /* at the last switch */
 static uint64_t spent[SLOTS];          /* ns per phase on this rank */
-static uint64_t bytes_sent, bytes_received; /* along the tree, this finalize */
+static uint64_t sent_before, received_before; /* the tree's counts when finalize began */
 
 /* This thread's CPU time: on a machine with more ranks than cores, the wall time of a
  * phase is mostly other ranks' turns; its CPU time is what it would take alone. */
@@ -37,7 +37,7 @@ void hp_finalize_timing_start(void)
 {
     memset(spent, 0, sizeof(spent));
     since_wall = since_cpu = 0;
-    bytes_sent = bytes_received = 0;
+    hp_tree_bytes_moved(&sent_before, &received_before);
     hp_finalize_phase_enter(HP_PHASE_UNIFY);
 }
 
@@ -58,12 +58,6 @@ hp_finalize_phase hp_finalize_phase_enter(hp_finalize_phase phase)
 void hp_finalize_phase_leave(hp_finalize_phase previous)
 {
     hp_finalize_phase_enter(previous);
-}
-
-void hp_finalize_timing_bytes(uint64_t sent, uint64_t received)
-{
-    bytes_sent += sent;
-    bytes_received += received;
 }
 
 /* The tree's state: the largest ns per slot over the ranks seen so far, and the most
@@ -122,20 +116,22 @@ static void say(const char *what, int ranks, const uint64_t *mine, const uint64_
            (double)max[HP_PHASE_WAIT] * s, tail);
 }
 
+/* Collective on every rank whatever its log level (HP_VERBOSE may differ between the
+ * ranks of an MPMD launch): only rank 0's decides whether the lines are written. */
 void hp_finalize_timing_report(const hp_transport *t)
 {
-    if (!hp_log_enabled(HP_LOG_DEBUG))
-        return;
     hp_finalize_phase_enter(HP_PHASE_NONE);
     put_totals(spent);
     uint64_t mine[SLOTS]; /* the reduction's own waits are not finalize's */
     memcpy(mine, spent, sizeof(mine));
     phase_max m;
     memcpy(m.ns, spent, sizeof(m.ns));
-    m.sent = bytes_sent;
-    uint64_t received = bytes_received; /* before the report's own bytes */
+    uint64_t sent, received; /* before the report's own bytes */
+    hp_tree_bytes_moved(&sent, &received);
+    m.sent = sent - sent_before;
+    received -= received_before;
     hp_tree_reduce(t, &max_tree, &m);
-    if (t->rank != 0)
+    if (t->rank != 0 || !hp_log_enabled(HP_LOG_DEBUG))
         return;
     char tail[160];
     snprintf(tail, sizeof(tail), " sent=%llu received=%llu", (unsigned long long)m.sent,

@@ -45,12 +45,10 @@ hp_finalize_phase hp_finalize_phase_enter(hp_finalize_phase phase);
 /* Returns to previous (what hp_finalize_phase_enter returned). */
 void hp_finalize_phase_leave(hp_finalize_phase previous);
 
-/* Counts bytes this rank sent and received along the tree (tree.c), for the report. */
-void hp_finalize_timing_bytes(uint64_t sent, uint64_t received);
 
-/* Collective over t (when HP_VERBOSE >= 2 only, a setting alike on every rank): ends
- * the current phase and has rank 0 print the split, its own and the largest of any
- * rank per phase. */
+/* Collective over t, on every rank (HP_VERBOSE may differ between ranks): ends the
+ * current phase and, when rank 0 has HP_VERBOSE >= 2, has it print the split, its own
+ * and the largest of any rank per phase. */
 void hp_finalize_timing_report(const hp_transport *t);
 
 #endif

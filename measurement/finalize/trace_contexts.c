@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
+#include "otf2-writer/trace_writer.h"
+
 typedef struct edge {
     uint64_t key; /* parent << 32 | region */
     uint32_t child;
@@ -32,6 +34,8 @@ struct hp_trace_contexts {
     size_t used;
     const hp_cct_node **chain; /* scratch: the unresolved ancestors of a node */
     size_t chain_cap;
+    uint32_t markers[HP_TRACE_MARKERS]; /* global ids (hp_trace_contexts_set_markers) */
+    unsigned nmarkers;
 };
 
 static int compare_edges(const void *a, const void *b)
@@ -176,22 +180,85 @@ uint32_t hp_trace_contexts_of(hp_trace_contexts *c, const hp_cct_node *node)
     return id;
 }
 
-uint32_t hp_trace_contexts_distance(const hp_trace_contexts *c, uint32_t prev, uint32_t cur,
-                                    uint32_t recorded)
+void hp_trace_contexts_set_markers(hp_trace_contexts *c, const uint32_t *regions, unsigned n)
 {
-    uint32_t whole = c->depth[cur] + 2; /* every node of the path is new */
-    if (prev >= c->ncnodes)
-        return whole;
-    uint32_t a = prev, b = cur; /* their deepest common node */
-    while (c->depth[a] > c->depth[b])
-        a = c->cnodes[a].parent;
-    while (c->depth[b] > c->depth[a])
-        b = c->cnodes[b].parent;
-    while (a != b) {
-        a = c->cnodes[a].parent;
-        b = c->cnodes[b].parent;
+    c->nmarkers = 0;
+    for (unsigned k = 0; k < n && k < HP_TRACE_MARKERS; k++)
+        c->markers[c->nmarkers++] = regions[k];
+}
+
+uint32_t hp_trace_contexts_enter(const hp_trace_contexts *c, uint32_t parent, uint32_t region)
+{
+    if (parent == UINT32_MAX && region == c->cnodes[0].region)
+        return 0;
+    /* Threads other than a process's first never enter the root (the program): their
+     * outermost regions are its children. */
+    uint32_t below = parent == UINT32_MAX ? 0 : parent;
+    if (below < c->ncnodes) {
+        edge want = { (uint64_t)below << 32 | region, 0 };
+        const edge *hit = bsearch(&want, c->edges, c->nedges, sizeof(edge), compare_edges);
+        if (hit != NULL)
+            return hit->child;
     }
-    uint32_t needed = c->depth[cur] - c->depth[a] + 1;
+    if (parent != UINT32_MAX && parent >= c->ncnodes)
+        return UINT32_MAX; /* below a marker: nothing is entered there */
+    for (unsigned k = 0; k < c->nmarkers; k++)
+        if (c->markers[k] == region)
+            return hp_trace_marker_context(c->ncnodes, k, parent);
+    return UINT32_MAX;
+}
+
+uint32_t hp_trace_contexts_parent(const hp_trace_contexts *c, uint32_t context)
+{
+    if (context < c->ncnodes)
+        return c->cnodes[context].parent; /* HP_PROFILE_NO_PARENT is UINT32_MAX */
+    size_t below = (context - c->ncnodes) % (c->ncnodes + 1);
+    return below < c->ncnodes ? (uint32_t)below : UINT32_MAX;
+}
+
+/* Nodes above the context: 0 at the top; -1 for UINT32_MAX (the virtual top). */
+static int64_t depth_of(const hp_trace_contexts *c, uint32_t context)
+{
+    if (context == UINT32_MAX)
+        return -1;
+    if (context < c->ncnodes)
+        return c->depth[context];
+    return depth_of(c, hp_trace_contexts_parent(c, context)) + 1;
+}
+
+static bool is_context(const hp_trace_contexts *c, uint32_t context)
+{
+    return context < c->ncnodes + (size_t)c->nmarkers * (c->ncnodes + 1);
+}
+
+/* The deepest context on both paths, UINT32_MAX when they share none. */
+static uint32_t common_context(const hp_trace_contexts *c, uint32_t a, uint32_t b)
+{
+    int64_t da = depth_of(c, a), db = depth_of(c, b);
+    for (; da > db; da--)
+        a = hp_trace_contexts_parent(c, a);
+    for (; db > da; db--)
+        b = hp_trace_contexts_parent(c, b);
+    while (a != b) {
+        a = hp_trace_contexts_parent(c, a);
+        b = hp_trace_contexts_parent(c, b);
+    }
+    return a;
+}
+
+uint32_t hp_trace_contexts_distance(const hp_trace_contexts *c, uint32_t prev, uint32_t cur,
+                                    uint32_t recorded, uint32_t top)
+{
+    int64_t depth = depth_of(c, cur);
+    uint32_t whole = (uint32_t)depth + 2; /* every node of the path is new */
+    if (!is_context(c, prev))
+        return whole;
+    uint32_t needed = (uint32_t)(depth - depth_of(c, common_context(c, prev, cur)) + 1);
     uint32_t d = recorded > needed ? recorded : needed;
+    if (is_context(c, top) && common_context(c, top, cur) == top) {
+        uint32_t cap = (uint32_t)(depth - depth_of(c, top) + 1);
+        cap = cap > needed ? cap : needed;
+        d = d < cap ? d : cap;
+    }
     return d < whole ? d : whole;
 }

@@ -29,12 +29,28 @@ hp_trace_contexts *hp_trace_contexts_new(const hp_profile_cnode *cnodes, size_t 
  * memory. */
 uint32_t hp_trace_contexts_of(hp_trace_contexts *c, const hp_cct_node *node);
 
-/* OTF2's unwind distance of a sample at context cur after one at prev (UINT32_MAX: the
- * location's first): at least the distance the handler recorded (the frames it saw
- * newly entered, plus one), and far enough up that the node it designates is also on
- * prev's path, as OTF2 guarantees readers; the whole path plus one for the first. */
+/* Hybrid traces: the marker regions (global ids, hp_trace_marker_context's order), which
+ * get calling contexts of their own below every node. */
+void hp_trace_contexts_set_markers(hp_trace_contexts *c, const uint32_t *regions, unsigned n);
+
+/* The calling context of region (global id) entered below context parent (UINT32_MAX:
+ * at the top, where the root's region, a child of the root (a thread's outermost
+ * region) or a marker is entered): the unified tree's node, else the marker context;
+ * UINT32_MAX when there is none. */
+uint32_t hp_trace_contexts_enter(const hp_trace_contexts *c, uint32_t parent, uint32_t region);
+
+/* The parent of a calling context (UINT32_MAX: it is at the top). */
+uint32_t hp_trace_contexts_parent(const hp_trace_contexts *c, uint32_t context);
+
+/* OTF2's unwind distance of a calling-context event at context cur after one at prev
+ * (UINT32_MAX: the location's first): at least recorded (for samples the frames the
+ * handler saw newly entered, plus one; 2 for an entered region), and far enough up that
+ * the node it designates is also on prev's path, as OTF2 guarantees readers; the whole
+ * path plus one for the first. Hybrid traces pass top, the innermost region entered by
+ * a CallingContextEnter and not left (UINT32_MAX: none): the distance then designates
+ * no node above it, as OTF2 requires, unless prev's path does not reach it. */
 uint32_t hp_trace_contexts_distance(const hp_trace_contexts *c, uint32_t prev, uint32_t cur,
-                                    uint32_t recorded);
+                                    uint32_t recorded, uint32_t top);
 
 void hp_trace_contexts_free(hp_trace_contexts *c);
 

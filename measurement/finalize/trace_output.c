@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "measurement/core/config.h"
 #include "measurement/core/location.h"
 #include "measurement/core/timer.h"
 #include "measurement/finalize/trace_contexts.h"
@@ -87,10 +88,19 @@ typedef struct mapped_reader {
     uint32_t ncomms;
     hp_trace_contexts *contexts; /* NULL: samples are left out */
     bool samples;                /* the location recorded samples */
-    uint32_t prev_context;       /* of its previous sample, UINT32_MAX = none yet */
+    bool hybrid;                 /* regions become calling-context events */
+    uint32_t prev_context;       /* of its previous calling-context event, UINT32_MAX =
+                                    none yet (or at the top after leaving everything) */
+    uint32_t *open;              /* hybrid: contexts entered and not left, innermost last */
+    size_t nopen, open_capacity;
+    uint64_t unknown;            /* hybrid: regions entered with no calling context */
     hp_trace_event *copy;
     size_t copy_capacity;
 } mapped_reader;
+
+/* Stack entries of regions without a calling context (left out of the trace, with
+ * everything entered below them). */
+enum { NO_CONTEXT = UINT32_MAX - 1 };
 
 /* The global id of a local communicator id (WORLD and SELF are the same everywhere). */
 static uint32_t comm_id(const mapped_reader *m, uint32_t local)
@@ -100,8 +110,14 @@ static uint32_t comm_id(const mapped_reader *m, uint32_t local)
     return local < m->ncomms ? m->comm_map[local] : UINT32_MAX;
 }
 
+static uint32_t innermost_open(const mapped_reader *m)
+{
+    return m->nopen > 0 ? m->open[m->nopen - 1] : UINT32_MAX;
+}
+
 /* A sample's calling context (UINT32_MAX: none, the writer leaves it out) into the
- * copy's payload, and its unwind distance against the location's previous sample. */
+ * copy's payload, and its unwind distance against the location's previous
+ * calling-context event. */
 static void map_sample(mapped_reader *m, const hp_trace_event *e, hp_trace_event *copy)
 {
     uint32_t cc = UINT32_MAX;
@@ -110,57 +126,145 @@ static void map_sample(mapped_reader *m, const hp_trace_event *e, hp_trace_event
     copy[1].time = cc;
     if (cc == UINT32_MAX)
         return;
-    copy[0].region = hp_trace_contexts_distance(m->contexts, m->prev_context, cc, e[0].region);
+    uint32_t top = m->hybrid ? innermost_open(m) : UINT32_MAX;
+    copy[0].region = hp_trace_contexts_distance(m->contexts, m->prev_context, cc, e[0].region,
+                                                top);
     m->prev_context = cc;
 }
 
-/* Chunks of the location's events, region and communicator ids translated, and the
- * call-tree nodes of samples turned into calling context ids. */
+/* Hybrid traces: an Enter (region: global id) as CallingContextEnter of the context
+ * below the innermost open one, 2 slots (the distance, then the context). */
+static size_t map_enter(mapped_reader *m, uint32_t region, uint64_t time, hp_trace_event *out)
+{
+    uint32_t parent = innermost_open(m), cc = NO_CONTEXT;
+    if (parent != NO_CONTEXT)
+        cc = hp_trace_contexts_enter(m->contexts, parent, region);
+    if (cc == UINT32_MAX) {
+        cc = NO_CONTEXT;
+        m->unknown++;
+    }
+    if (m->nopen == m->open_capacity) {
+        size_t cap = m->open_capacity ? 2 * m->open_capacity : 64;
+        uint32_t *grown = realloc(m->open, cap * sizeof(*grown));
+        if (grown == NULL)
+            return 0;
+        m->open = grown;
+        m->open_capacity = cap;
+    }
+    m->open[m->nopen++] = cc;
+    uint32_t distance = 0;
+    if (cc != NO_CONTEXT) {
+        distance = hp_trace_contexts_distance(m->contexts, m->prev_context, cc, 2, parent);
+        m->prev_context = cc;
+    }
+    out[0] = (hp_trace_event){ time, HP_TRACE_CC_ENTER, distance };
+    out[1] = (hp_trace_event){ cc, 0, 0 }; /* payload a = the context */
+    return 2;
+}
+
+/* Hybrid traces: a Leave as CallingContextLeave of the innermost open context; the next
+ * event continues from its parent (OTF2's rule). */
+static size_t map_leave(mapped_reader *m, uint64_t time, hp_trace_event *out)
+{
+    uint32_t cc = m->nopen > 0 ? m->open[--m->nopen] : NO_CONTEXT;
+    if (cc != NO_CONTEXT)
+        m->prev_context = hp_trace_contexts_parent(m->contexts, cc);
+    out[0] = (hp_trace_event){ time, HP_TRACE_CC_LEAVE, cc };
+    return 1;
+}
+
+/* One event (slots slots at e) translated into out; returns the slots written, 0 when
+ * out of memory. Region ids become global, communicator ids the trace's, call-tree nodes
+ * of samples calling context ids, and in hybrid traces Enter/Leave calling-context
+ * events. */
+static size_t map_event(mapped_reader *m, const hp_trace_event *e, size_t slots,
+                        hp_trace_event *out)
+{
+    uint32_t kind = e->kind, id = e->region;
+    if ((kind == HP_TRACE_ENTER || kind == HP_TRACE_LEAVE) && m->region_map != NULL)
+        id = m->region_map[id];
+    if (kind == HP_TRACE_ENTER && m->hybrid)
+        return map_enter(m, id, e->time, out);
+    if (kind == HP_TRACE_LEAVE && m->hybrid)
+        return map_leave(m, e->time, out);
+    memcpy(out, e, slots * sizeof(*e));
+    if (kind == HP_TRACE_ENTER || kind == HP_TRACE_LEAVE)
+        out->region = id;
+    else if (hp_trace_has_comm(kind))
+        out->region = comm_id(m, id);
+    else if (kind == HP_TRACE_SAMPLE)
+        map_sample(m, e, out);
+    return slots;
+}
+
+/* Chunks of the location's events, translated by map_event (into a copy that may be
+ * longer: a CallingContextEnter takes two slots). */
 static int next_mapped(void *ctx, const hp_trace_event **events, size_t *n)
 {
     mapped_reader *m = ctx;
     int rc = hp_trace_cut_filter_next(&m->cut, events, n);
-    if (rc != 1 || (m->region_map == NULL && m->comm_map == NULL && !m->samples))
+    if (rc != 1 || (m->region_map == NULL && m->comm_map == NULL && !m->samples && !m->hybrid))
         return rc; /* serial without samples: as they are */
-    if (*n > m->copy_capacity) {
+    if (2 * *n > m->copy_capacity) {
         free(m->copy);
-        m->copy = malloc(*n * sizeof(hp_trace_event));
-        m->copy_capacity = m->copy != NULL ? *n : 0;
+        m->copy = malloc(2 * *n * sizeof(hp_trace_event));
+        m->copy_capacity = m->copy != NULL ? 2 * *n : 0;
         if (m->copy == NULL)
             return -1;
     }
-    memcpy(m->copy, *events, *n * sizeof(hp_trace_event));
+    size_t out = 0;
     for (size_t i = 0; i < *n; i += hp_trace_slots((*events)[i].kind)) {
-        uint32_t kind = (*events)[i].kind, id = (*events)[i].region;
-        if ((kind == HP_TRACE_ENTER || kind == HP_TRACE_LEAVE) && m->region_map != NULL)
-            m->copy[i].region = m->region_map[id];
-        else if (hp_trace_has_comm(kind))
-            m->copy[i].region = comm_id(m, id);
-        else if (kind == HP_TRACE_SAMPLE)
-            map_sample(m, &(*events)[i], &m->copy[i]);
+        size_t slots = hp_trace_slots((*events)[i].kind);
+        if (i + slots > *n) { /* cut off: passed on as it is, the writer says so */
+            memcpy(&m->copy[out], &(*events)[i], (*n - i) * sizeof(hp_trace_event));
+            out += *n - i;
+            break;
+        }
+        size_t written = map_event(m, &(*events)[i], slots, &m->copy[out]);
+        if (written == 0)
+            return -1;
+        out += written;
     }
     *events = m->copy;
+    *n = out;
     return 1;
 }
 
-/* Calling contexts for the samples of this process's locations (NULL when none
- * recorded samples, or out of memory: said on stderr). */
-static hp_trace_contexts *sample_contexts(hp_location **locs, size_t n,
-                                          const hp_trace_tree *tree, const uint32_t *region_map)
+/* Calling contexts for this process's locations: for their samples, and in hybrid
+ * traces for their regions. NULL when there is nothing to resolve, or out of memory
+ * (said on stderr). */
+static hp_trace_contexts *trace_contexts(hp_location **locs, size_t n,
+                                         const hp_trace_tree *tree, const uint32_t *region_map,
+                                         bool hybrid)
 {
     uint64_t samples = 0;
     for (size_t i = 0; i < n; i++)
         if (locs[i] != NULL)
             samples += locs[i]->trace.samples;
-    if (samples == 0)
+    if (samples == 0 && !hybrid)
         return NULL;
     hp_trace_contexts *c = tree != NULL && tree->ncnodes > 0
                                ? hp_trace_contexts_new(tree->cnodes, tree->ncnodes, region_map)
                                : NULL;
     if (c == NULL)
-        hp_warn("trace: %llu samples left out (%s)", (unsigned long long)samples,
+        hp_warn("trace: %llu samples left out%s (%s)", (unsigned long long)samples,
+                hybrid ? ", regions written as Enter/Leave" : "",
                 tree == NULL || tree->ncnodes == 0 ? "no unified call tree" : "out of memory");
     return c;
+}
+
+/* The global ids of the marker regions, for the writer's definitions and the contexts
+ * (hp_trace_marker_context). */
+static uint32_t marker_regions[HP_TRACE_MARKERS];
+
+static void set_markers(hp_trace_writer *w, hp_trace_contexts *c, const uint32_t *region_map)
+{
+    hp_trace_marker_regions(marker_regions);
+    for (unsigned k = 0; k < HP_TRACE_MARKERS; k++)
+        if (region_map != NULL && marker_regions[k] != UINT32_MAX)
+            marker_regions[k] = region_map[marker_regions[k]];
+    hp_trace_writer_set_markers(w, marker_regions, HP_TRACE_MARKERS);
+    hp_trace_contexts_set_markers(c, marker_regions, HP_TRACE_MARKERS);
 }
 
 /* Levels an adaptive buffer closed: its kept samples are the multiples of 2^k. */
@@ -179,7 +283,13 @@ int hp_trace_output_locations(hp_trace_writer *w, int rank, const uint32_t *regi
     hp_location **locs = locations_in_order(&n);
     if (locs == NULL)
         return -1;
-    hp_trace_contexts *contexts = sample_contexts(locs, n, tree, region_map);
+    /* Hybrid (sampling on, the same on every process): regions as calling-context
+     * events, never next to Enter/Leave (OTF2: mutually exclusive in a trace). */
+    bool hybrid = hp_cfg.sampling_frequency != 0 && tree != NULL && tree->ncnodes > 0;
+    hp_trace_contexts *contexts = trace_contexts(locs, n, tree, region_map, hybrid);
+    hybrid = hybrid && contexts != NULL;
+    if (hybrid)
+        set_markers(w, contexts, region_map);
     if (hp_trace_adaptive() && hp_trace_writer_set_adaptive(w) < 0)
         hp_warn("trace: no OTF2 attribute list: samples are written without their numbers");
     hp_trace_clock clock = hp_trace_output_clock();
@@ -189,7 +299,8 @@ int hp_trace_output_locations(hp_trace_writer *w, int rank, const uint32_t *regi
     for (size_t i = 0; i < n; i++) {
         counts[i] = 0;
         mapped_reader m = { .region_map = region_map, .comm_map = comm_map, .ncomms = ncomms,
-                            .contexts = contexts, .prev_context = UINT32_MAX };
+                            .contexts = contexts, .hybrid = hybrid,
+                            .prev_context = UINT32_MAX };
         if (locs[i] == NULL)
             continue;
         m.samples = locs[i]->trace.samples > 0;
@@ -214,9 +325,14 @@ int hp_trace_output_locations(hp_trace_writer *w, int rank, const uint32_t *regi
         } else {
             counts[i] = (uint64_t)written;
         }
+        if (m.unknown > 0)
+            hp_warn("trace: location %u: %llu region visits left out: their call paths are "
+                    "not in the unified call tree", locs[i]->id,
+                    (unsigned long long)m.unknown);
         hp_trace_reader_close(&m.reader);
         hp_trace_cut_filter_release(&m.cut);
         free(m.copy);
+        free(m.open);
     }
     free(locs);
     hp_trace_contexts_free(contexts);

@@ -26,4 +26,8 @@ typedef struct hp_tree_ops {
  * everything in state. */
 void hp_tree_reduce(const hp_transport *t, const hp_tree_ops *ops, void *state);
 
+/* The bytes this rank has sent and received in all reductions so far (finalize's timing
+ * report takes the difference over its phases). */
+void hp_tree_bytes_moved(uint64_t *sent, uint64_t *received);
+
 #endif

@@ -40,13 +40,11 @@
 #include "util/compiler.h"
 #include "util/log.h"
 #include "util/nap.h"
+#include "util/sigaction_real.h"
 
 /* MPI_GRACE_MS: how long a signalled rank waits for the other ranks' profiles before the
  * default action ends it (see hp_experiment_wait_for_ranks). */
 enum { MAX_SIGNAL = 65, HOLD_WAIT_MS = 30000, MPI_GRACE_MS = 2000 };
-
-/* glibc's own entry point: the real sigaction below our wrapper. */
-extern int __sigaction(int sig, const struct sigaction *act, struct sigaction *old);
 
 HP_API int sigaction(int sig, const struct sigaction *act, struct sigaction *old);
 HP_API void (*signal(int sig, void (*handler)(int)))(int);

@@ -28,6 +28,7 @@
 #include "measurement/core/trace_bins.h"
 #include "unwind.h"
 #include "util/log.h"
+#include "util/sigaction_real.h"
 
 enum {
     SAMPLE_SIGNAL_OFFSET = HP_SAMPLE_SIGNAL_OFFSET, /* the timers' signal: SIGRTMIN + 6 */
@@ -504,7 +505,7 @@ void hp_sampling_release(hp_location *loc, hp_sampling_hold hold, uintptr_t call
 static bool handler_in_place(void)
 {
     struct sigaction current;
-    if (sigaction(sample_signal, NULL, &current) == 0 && (current.sa_flags & SA_SIGINFO) &&
+    if (__sigaction(sample_signal, NULL, &current) == 0 && (current.sa_flags & SA_SIGINFO) &&
         current.sa_sigaction == on_timer_signal)
         return true;
     hp_warn_once("the program replaced the handler of signal %d "
@@ -718,7 +719,7 @@ int hp_sampling_setup(uint64_t hz)
     sa.sa_sigaction = on_timer_signal;
     sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
     block_during_samples(&sa.sa_mask);
-    if (sample_signal > SIGRTMAX || sigaction(sample_signal, &sa, NULL) < 0) {
+    if (sample_signal > SIGRTMAX || __sigaction(sample_signal, &sa, NULL) < 0) {
         hp_warn("sampling is off: cannot handle signal SIGRTMIN+%d (%s)",
                 SAMPLE_SIGNAL_OFFSET, strerror(errno));
         return -1;

@@ -1,5 +1,5 @@
 /*
- * The side stack of return addresses that the thunk (x86_64/thunk.S) pops, as the
+ * The side stack of return addresses that the thunk (x86_64/thunks.S) pops, as the
  * thunk, the thunk-aware walk (unwind.c) and its manager (thunks.c, see thunks.h for the
  * whole scheme) all read it. Types and the thunk's symbols only.
  */
@@ -16,7 +16,7 @@ typedef struct hp_thunk_entry {
     uintptr_t ra;   /* the original return address */
 } hp_thunk_entry;
 
-/* The layout up to entries is read by the thunk (x86_64/thunk.S). */
+/* The layout up to entries is read by the thunk (x86_64/thunks.S). */
 typedef struct hp_thunk_stack {
     size_t count;    /* live entries; the thunk decrements it */
     size_t capacity;
@@ -29,13 +29,13 @@ typedef struct hp_thunk_stack {
     hp_thunk_entry entries[];
 } hp_thunk_stack;
 
-_Static_assert(offsetof(hp_thunk_stack, count) == 0, "thunk.S reads count at 0");
-_Static_assert(offsetof(hp_thunk_stack, entries) == 48, "thunk.S reads entries at 48");
+_Static_assert(offsetof(hp_thunk_stack, count) == 0, "thunks.S reads count at 0");
+_Static_assert(offsetof(hp_thunk_stack, entries) == 48, "thunks.S reads entries at 48");
 
 /* Side stack entries per thread: deeper frames are not thunked. */
 enum { HP_THUNK_CAPACITY = 256 };
 
-/* The thunk itself (x86_64/thunk.S) and the end of its code. */
+/* The thunk itself (x86_64/thunks.S) and the end of its code. */
 void hp__thunk(void);
 void hp__thunk_end(void);
 

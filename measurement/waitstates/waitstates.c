@@ -49,20 +49,29 @@ static void close_at(size_t c)
         ;
 }
 
+/* A page taken by a thread that lost the race to install it: the next chunk uses it, so
+ * a race costs the budget nothing (the budget takes no pages back). */
+static _Atomic(hp_ws_record *) spare;
+
 static hp_ws_record *take_chunk(size_t c)
 {
     static _Atomic size_t limit; /* 0 = not read yet */
     size_t lim = atomic_load_explicit(&limit, memory_order_relaxed);
     if (lim == 0)
         atomic_store(&limit, lim = chunk_limit() + 1);
-    hp_ws_record *page = c + 1 < lim ? hp_memory_pages(HP_PAGE_SIZE) : NULL;
+    hp_ws_record *page = c + 1 < lim ? atomic_exchange(&spare, NULL) : NULL;
+    if (page == NULL && c + 1 < lim)
+        page = hp_memory_pages(HP_PAGE_SIZE);
     if (page == NULL) {
         close_at(c);
         return NULL;
     }
     hp_ws_record *expected = NULL;
-    if (!atomic_compare_exchange_strong(&chunks[c], &expected, page))
-        return expected; /* another thread installed one; ours stays unused (one page) */
+    if (!atomic_compare_exchange_strong(&chunks[c], &expected, page)) {
+        hp_ws_record *none = NULL; /* another thread installed one: keep ours for later */
+        atomic_compare_exchange_strong(&spare, &none, page);
+        return expected;
+    }
     return page;
 }
 
@@ -238,7 +247,7 @@ void hp_ws_node_values(const hp_cct_node *node, double ticks_per_second, double 
     out[HP_WSM_MPI] = at_least(t, out[HP_WSM_SYNC] + out[HP_WSM_COMM]);
 }
 
-static char note[512];
+static char note[1024];
 
 void hp_ws_set_note(const char *text)
 {

@@ -54,12 +54,19 @@ typedef struct hp_ws_record {
     int32_t tag;          /* message tag; the class of a collective */
     uint16_t comm;        /* local communicator id (adapters/mpi/mpi_comms.h) */
     uint8_t kind;         /* hp_ws_kind */
-    uint8_t flags;        /* HP_WS_POSTED_EARLIER or 0 */
+    uint8_t flags;        /* HP_WS_POSTED_EARLIER, HP_WS_NO_TIMES or 0 */
 } hp_ws_record;
 
 /* A receive completed in an MPI_Wait or MPI_Test call: it was posted before the call's
  * enter (at MPI_Irecv, whose time is not kept), so it gives its sender no Late Receiver. */
 enum { HP_WS_POSTED_EARLIER = 1u << 0 };
+
+/* A placeholder: a call that could not be recorded (no measured frame of its own: below
+ * HP_PROFILING_MAX_DEPTH, an unmeasured or busy thread) still takes its place, so that
+ * messages and collective instances stay matched across ranks. It has no times and no
+ * call path (node 0): the replay feeds neutral values for it and charges it nothing, and
+ * the coverage counts it as not kept. */
+enum { HP_WS_NO_TIMES = 1u << 1 };
 
 _Static_assert(sizeof(hp_ws_record) == 32, "a wait-state record is 32 bytes");
 

@@ -4,7 +4,7 @@
 # with it on names and defaults, no doc names a variable the tools do not have, and the
 # guide's example of the unknown-variable warning is the tool's own message.
 . "$HP_SRCDIR/test/integration/lib.sh"
-plan 5
+plan 6
 
 hp-info config-vars > vars.txt
 check "hp-info config-vars lists the variables" grep -q '^HP_PROFILING_MAX_DEPTH$' vars.txt
@@ -19,4 +19,8 @@ check_eq "the guide's unknown-variable warning is the tool's" \
     "$guide" "hpmeasure: $(sed -n 2p warn.txt)"
 check "the guide's table names HP_PROFILING_MAX_DEPTH's Score-P behaviour" \
     grep -q 'as its own (exclusive) time, as with Score-P' "$HP_SRCDIR/doc/user-guide.md"
+# HP_TRACE_ADAPTIVE follows sampling when it is not set (runtime.c): its default is that
+# rule, not a fixed value.
+check_eq "HP_TRACE_ADAPTIVE's default is the rule it follows" \
+    "  Default: true when sampling is on" "$(grep -A2 '^HP_TRACE_ADAPTIVE$' vars.txt | sed -n 3p)"
 finish

@@ -6,9 +6,10 @@
 # the MPI_PROC_NULL ones move nothing), 3 MpiIsend + MpiIsendComplete and 3
 # MpiIrecvRequest + MpiIrecv (completed by one MPI_Waitall), all matched, and 8
 # collectives with Begin and End: 7 on MPI_COMM_WORLD (2 Allreduce, Bcast, Alltoall,
-# Barrier, 2 Reduce) and an Allreduce on the split communicator (t043 tests more).
+# Barrier, 2 Reduce) and an Allreduce on the split communicator (t043 tests more). The
+# otf2 Python bindings, a second reader, agree with otf2-print and the profile.
 . "$HP_SRCDIR/test/integration/lib.sh"
-plan 10
+plan 12
 OTF2CHECK="$PY $HP_SRCDIR/test/tools/otf2check.py"
 
 check "build traffic.c with hp-instrument mpicc" hp-instrument mpicc -O1 -o traffic "$PROGRAMS/mpi/traffic.c"
@@ -19,6 +20,10 @@ check "otf2check.py passes" $OTF2CHECK exp/traces.otf2
 trace_enters exp/traces.otf2 > enters.txt
 profile_visits exp/profile.cubex 1 > visits.txt
 check "Enter events per region and rank = profile visits" diff -u visits.txt enters.txt
+check "python3-otf2 (second reader) agrees with otf2-print on every event" \
+    $PY "$HP_SRCDIR/test/tools/otf2_second_reader.py" exp/traces.otf2
+$PY "$HP_SRCDIR/test/tools/otf2_second_reader.py" --enters exp/traces.otf2 > py-enters.txt
+check "python3-otf2's Enter events per region and rank = profile visits" diff -u visits.txt py-enters.txt
 otf2-print exp/traces.otf2 | awk '$1 ~ /^MPI_/ { n[$1 " " $2]++ } END { for (k in n) print k, n[k] }' |
     LC_ALL=C sort > mpi-events.txt
 for r in 0 1 2 3; do

@@ -3,18 +3,18 @@
 # sample that reached the call tree is an OTF2 CallingContextSample. busy_paths.c
 # (--nocompiler: paths learned by sampling only) spends its time in
 # main/rounds/outer/spin_deep and main/rounds/spin_shallow. Checked: otf2check.py passes
-# without warnings (--allow-hybrid-samples, --strict); the samples in the trace are
+# without warnings (--strict, which rejects Enter/Leave next to samples); the samples in the trace are
 # exactly the samples the profile charged (added + failed); their number is plausible for
 # 400 ms at 1 kHz (wide bounds: not a timing test); calling context i is Cube call path i
 # for every sample; the busy leaves are there; the interrupt generator's period is 1 ms.
 # With 3 threads every thread's location has its samples. With a full buffer the samples
 # left out are counted (trace + left out = charged). Without sampling the trace has no
-# calling contexts at all; instrumented + sampled, the Enter events still equal the
-# visits. An MPI job (busy_ring.c, 2 ranks): the trace stays valid, all 20 sends matched,
+# calling contexts at all; instrumented + sampled, the regions are CallingContextEnter/
+# Leave events (no Enter/Leave) whose enters equal the visits. An MPI job (busy_ring.c, 2 ranks): the trace stays valid, all 20 sends matched,
 # samples on both ranks under main/compute/spin.
 . "$HP_SRCDIR/test/integration/lib.sh"
-plan 31
-OTF2CHECK="$PY $HP_SRCDIR/test/tools/otf2check.py --allow-hybrid-samples --strict"
+plan 32
+OTF2CHECK="$PY $HP_SRCDIR/test/tools/otf2check.py --strict"
 SAMPLES="$PY $HP_SRCDIR/test/tools/trace_samples.py"
 
 # the sum of the summary's "added to call paths", "failed unwinds" and "below an
@@ -100,7 +100,10 @@ outer 0 4
 rounds 0 1
 spin_deep 0 4
 spin_shallow 0 4"
-check_eq "hybrid: Enter events of the instrumented functions" "$expected_enters" \
+check "hybrid: no ENTER or LEAVE events, CALLING_CONTEXT_ENTER/LEAVE instead" sh -c \
+    "otf2-print hy/traces.otf2 > hy.events && ! grep -Eq '^(ENTER|LEAVE) ' hy.events &&
+     grep -q '^CALLING_CONTEXT_LEAVE ' hy.events"
+check_eq "hybrid: CallingContextEnter events of the instrumented functions" "$expected_enters" \
     "$(trace_enters hy/traces.otf2)"
 check_eq "hybrid: the same visits in the profile" "$expected_enters" \
     "$(profile_visits hy/profile.cubex | grep -E "$instrumented")"

@@ -9,7 +9,7 @@
 . "$HP_SRCDIR/test/integration/lib.sh"
 plan 15
 
-OTF2CHECK="$PY $HP_SRCDIR/test/tools/otf2check.py --allow-hybrid-samples --strict"
+OTF2CHECK="$PY $HP_SRCDIR/test/tools/otf2check.py --strict"
 SAMPLES="$PY $HP_SRCDIR/test/tools/trace_samples.py"
 ADAPTIVE="HP_ENABLE_TRACING=true HP_TRACE_ADAPTIVE=true HP_TRACE_BUFFER=256K HP_SAMPLING_FREQUENCY=10000"
 

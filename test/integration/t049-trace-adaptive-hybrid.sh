@@ -6,7 +6,8 @@
 # its last second, the last one within 2 sampling periods (of its final frequency) of
 # its end; events stop at their share (always with 256K; with 1M only if the run is long
 # enough), and the job's cut at the earliest stop is marked once per rank by TRACE
-# EVENTS DROPPED with no Enter after it, or else every round is kept; every kept message
+# EVENTS DROPPED with no Enter after it, or else every round is kept (sampling on: the
+# regions, the marker included, are CallingContextEnter/Leave events); every kept message
 # is matched (otf2check.py). Without
 # HP_TRACE_ADAPTIVE the same run uses the adaptive buffer (numbered samples, no flush;
 # HP_TRACE_ADAPTIVE=false the flushing one); with sampling off tracing uses the flushing
@@ -16,15 +17,19 @@ plan 22
 SAMPLES="$PY $HP_SRCDIR/test/tools/trace_samples.py"
 HYBRID="HP_ENABLE_TRACING=true HP_SAMPLING_FREQUENCY=10000"
 
-# stops DIR ROUNDS: per rank "stopped" (TRACE EVENTS DROPPED once, no Enter after it) or
-# "complete" (ROUNDS sends); prints the two words
+# stops DIR ROUNDS [plain]: per rank "stopped" (TRACE EVENTS DROPPED once as a calling
+# context, no region entered after it) or "complete" (ROUNDS sends); prints the two
+# words. "bad" for a plain ENTER or LEAVE (hybrid traces have none) unless "plain" is
+# given, and then for any calling-context event.
 stops() {
-    otf2-print "$1/traces.otf2" | unsanitized awk -v rounds="$2" '
-        $1 == "ENTER" && /"TRACE EVENTS DROPPED"/ { marks[$2]++; stopped[$2] = 1; next }
-        $1 == "LEAVE" && /"TRACE EVENTS DROPPED"/ { marks[$2]++; next }
-        $1 == "ENTER" && stopped[$2] { after[$2]++ }
+    otf2-print "$1/traces.otf2" | unsanitized awk -v rounds="$2" -v plain_ok="${3:-}" '
+        $1 == "ENTER" || $1 == "LEAVE" { if (!plain_ok) plain[$2]++; next }
+        /^CALLING_CONTEXT/ && plain_ok { plain[$2]++; next }
+        $1 == "CALLING_CONTEXT_ENTER" && /"TRACE EVENTS DROPPED"/ { marks[$2]++; stopped[$2] = 1; next }
+        $1 == "CALLING_CONTEXT_LEAVE" && /"TRACE EVENTS DROPPED"/ { marks[$2]++; next }
+        $1 == "CALLING_CONTEXT_ENTER" && stopped[$2] { after[$2]++ }
         $1 == "MPI_SEND" { sends[$2]++; locs[$2] = 1 }
-        END { for (l in locs) print l, (marks[l] == 2 && !after[l]) ? "stopped" :
+        END { for (l in locs) print l, plain[l] ? "bad" : (marks[l] == 2 && !after[l]) ? "stopped" :
                                         (!marks[l] && sends[l] == rounds) ? "complete" : "bad" }' |
         LC_ALL=C sort | awk '{ printf "%s%s", sep, $2; sep = " " }'
 }
@@ -49,8 +54,9 @@ for size in 256K 1M; do
     check_eq "$size: events stopped at their share, the cut marked once per rank, nothing entered after" \
         "stopped stopped" "$(stops a$size "$rounds")"
     check "$size: no flush" sh -c "! otf2-print a$size/traces.otf2 | grep -q 'TRACE BUFFER FLUSH'"
-    check "$size: the stop is said in summary.txt, with the events and messages left out" \
-        grep -Eq 'events stopped at their share of the trace on 1 locations.*: [0-9]+ events \([0-9]+ messages\) left out' \
+    # both ranks stopped (above): the job's note counts both, not rank 0's alone
+    check "$size: the stop is said in summary.txt for both ranks, with the events and messages left out" \
+        grep -Eq 'events stopped at their share of the trace on 2 locations.*: [0-9]+ events \([0-9]+ messages\) left out' \
         a$size/summary.txt
 done
 
@@ -74,6 +80,6 @@ timeout 120 env HP_ENABLE_TRACING=true HP_TRACE_BUFFER=256K HP_EXPERIMENT_DIRECT
 rounds=$(sed -n 's/^rounds=//p' nos.out)
 check "sampling off: hp.config says HP_TRACE_ADAPTIVE=false (the flushing buffer)" \
     grep -qx HP_TRACE_ADAPTIVE=false nos/hp.config
-check_eq "sampling off: every round kept on both ranks" "complete complete" "$(stops nos "${rounds:-x}")"
+check_eq "sampling off: every round kept on both ranks" "complete complete" "$(stops nos "${rounds:-x}" plain)"
 check "sampling off: every message matched" trace_matched nos
 finish

@@ -102,7 +102,7 @@ checks hooks 4
 OMP_NUM_THREADS=2 HP_ENABLE_TRACING=1 HP_EXPERIMENT_DIRECTORY=tr check "--nocompiler traced" \
     timeout 60 mpiexec -n 2 ./sampled
 check "--nocompiler traced: otf2check.py passes" \
-    $PY "$HP_SRCDIR/test/tools/otf2check.py" --allow-hybrid-samples tr/traces.otf2
+    $PY "$HP_SRCDIR/test/tools/otf2check.py" tr/traces.otf2
 
 # fork_edges.c: exit() inside a region ends measurement with the forking path open
 EDGES="$PROGRAMS/openmp/fork_edges.c"
@@ -111,7 +111,7 @@ check "build fork_edges.c with --nocompiler" \
 OMP_NUM_THREADS=2 HP_ENABLE_TRACING=1 HP_EXPERIMENT_DIRECTORY=ex check "exit() in a region, traced" \
     ./edges exit
 check "exit() in a region: otf2check.py passes (every Leave has its region)" \
-    $PY "$HP_SRCDIR/test/tools/otf2check.py" --allow-hybrid-samples ex/traces.otf2
+    $PY "$HP_SRCDIR/test/tools/otf2check.py" ex/traces.otf2
 check "build fork_edges.c with hooks" hp-instrument gcc $CFLAGS -o edges-hooks "$EDGES"
 printf 'SCOREP_REGION_NAMES_BEGIN\n  EXCLUDE compute\nSCOREP_REGION_NAMES_END\n' >compute.filter
 OMP_NUM_THREADS=2 HP_SAMPLING_FREQUENCY=1000 HP_FILTERING_FILE=compute.filter \

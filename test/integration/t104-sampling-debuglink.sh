@@ -6,9 +6,10 @@
 # files never loads libdebuginfod (with libcurl and its TLS libraries: ~20 million
 # instructions and a thousand page faults in every sampled process, the bulk of what a
 # short sampled run paid); the third run, whose lookup finds nothing usable locally,
-# would have loaded it (where libdebuginfod is installed).
+# would have loaded it (where libdebuginfod is installed). A FIFO under the debug file's
+# name is not a debug file: the lookup must not block opening it (a FIFO with no writer).
 . "$HP_SRCDIR/test/integration/lib.sh"
-plan 9
+plan 11
 
 split_debug() { # split_debug VARIANT: debuglink (stripped) + debuglink.debug
     gcc -O1 -g -DVARIANT="$1" -o debuglink "$PROGRAMS/sampling/debuglink.c" &&
@@ -39,4 +40,9 @@ LD_DEBUG=files HP_EXPERIMENT_DIRECTORY=foreign hp-run ./debuglink >foreign.out 2
 check_eq "foreign debug file: the program ran" "done" "$(cat foreign.out)"
 check_eq "foreign debug file: not used (spin_in_static unnamed)" 0 "$(named foreign)"
 check_eq "libdebuginfod was not loaded" 0 "$(grep -c 'libdebuginfod' ld.txt)"
+
+rm debuglink.debug && mkfifo debuglink.debug
+HP_EXPERIMENT_DIRECTORY=fifo check "a FIFO named as the debug file: the run ends" \
+    timeout -k 5 60 hp-run ./debuglink
+check_eq "fifo: spin_in_static unnamed" 0 "$(named fifo)"
 finish

@@ -6,14 +6,15 @@
 # HP_* names the shipped sources read with getenv, never from a list kept here.
 . "$HP_SRCDIR/test/integration/lib.sh"
 
-plan 17
+plan 19
 
-DEST="$WORK/dest"
-check "make install DESTDIR=... installs" make -C "$HP_BUILDDIR" install DESTDIR="$DEST"
+# `make install DESTDIR=test/work/dest`, staged by make check before the tests (Makefile.am).
+DEST="$HP_BUILDDIR/test/work/dest"
+check "make check staged make install DESTDIR=$DEST" test -f "$DEST.stamp"
 MAN=$(find "$DEST" -type d -path '*/share/man' | head -n 1)
 BIN=$(find "$DEST" -type d -path '*/bin' | head -n 1)
-check_eq "installed pages: the commands', hpmeasure(7) and the user API's" \
-    "man1/hp-info.1 man1/hp-instrument.1 man1/hp-report.1 man1/hp-run.1 man3/hp_user_parameter_int.3 man3/hp_user_parameter_string.3 man3/hp_user_region_begin.3 man3/hp_user_region_end.3 man7/hpmeasure.7" \
+check_eq "installed pages: the commands', the hp-<compiler> links', hpmeasure(7), the user API's" \
+    "man1/hp-clang++.1 man1/hp-clang.1 man1/hp-g++.1 man1/hp-gcc.1 man1/hp-gfortran.1 man1/hp-info.1 man1/hp-instrument.1 man1/hp-mpicc.1 man1/hp-mpicxx.1 man1/hp-mpif77.1 man1/hp-mpif90.1 man1/hp-mpifort.1 man1/hp-report.1 man1/hp-run.1 man3/hp_user_parameter_int.3 man3/hp_user_parameter_string.3 man3/hp_user_region_begin.3 man3/hp_user_region_end.3 man7/hpmeasure.7" \
     "$(cd "$MAN" && find . -type f | sed 's|^\./||' | LC_ALL=C sort | paste -sd' ')"
 
 # The roff source as text: escapes that only change the look removed.
@@ -47,6 +48,9 @@ check_eq "every installed command has its page in man1" "" \
 name_line=$(unroff "$MAN/man1/hp-instrument.1" | sed -n '/^\.SH NAME/,/^\.SH/p')
 check_eq "every hp-<compiler> link is named in hp-instrument(1)" "" \
     "$(for l in $links; do echo "$name_line" | grep -qw -- "$l" || printf '%s ' "$l"; done)"
+check_eq "every hp-<compiler> link's page is hp-instrument(1) (.so)" "" \
+    "$(for l in $links; do [ "$(cat "$MAN/man1/$l.1" 2>&1)" = '.so man1/hp-instrument.1' ] ||
+        printf '%s ' "$l"; done)"
 
 # ---- hp-instrument: the accepted options (also in HP_WRAPPER_ARGS) and its variables -----
 hp-instrument --no-such-option gcc >/dev/null 2>"$WORK/accepted.err"
@@ -76,13 +80,18 @@ check_eq "hp-info(1) has every command" "" "$(missing "$MAN/man1/hp-info.1" $inf
 # ---- hp-report: subcommands and each one's options -----------------------------------------
 hp-report no-such-subcommand 2>"$WORK/report.err"
 subs=$(sed -n 's/.*(subcommands: \(.*\))$/\1/p' "$WORK/report.err" | tr -d ',')
-check_eq "hp-report names its subcommands" "text score html site merge" "$(echo $subs)"
+check_eq "hp-report names its subcommands" "text score html site merge timeline" "$(echo $subs)"
 check_eq "hp-report(1) has a section for every subcommand" "" \
     "$(for s in $subs; do unroff "$MAN/man1/hp-report.1" | grep -q "^\.SS $s\( \|$\)" ||
         printf '%s ' "$s"; done)"
 sub_opts=$(for s in $subs; do hp-report "$s" --help; done | option_words)
 check_eq "hp-report(1) has every option of every subcommand" "" \
     "$(missing "$MAN/man1/hp-report.1" $sub_opts)"
+# And back: hp-report --help lists each subcommand's options, all that the page has.
+hp-report --help | option_words >"$WORK/report-help-options"
+check_eq "hp-report --help lists every option of hp-report(1)" "" \
+    "$(terms "$MAN/man1/hp-report.1" | grep -- '^-' | grep -vxF -f "$WORK/report-help-options" |
+        paste -sd' ')"
 
 # ---- hpmeasure(7): the HP_* variables ------------------------------------------------------------
 vars=$(hp-info config-vars | grep -E '^HP_[A-Z0-9_]+$')

@@ -13,8 +13,9 @@
 plan 20
 
 SRC="$PROGRAMS/cmake-user"
-DEST="$WORK/dest"
-check "make install DESTDIR=... installs" make -C "$HP_BUILDDIR" install DESTDIR="$DEST"
+# `make install DESTDIR=test/work/dest`, staged by make check before the tests (Makefile.am).
+DEST="$HP_BUILDDIR/test/work/dest"
+check "make check staged make install DESTDIR=$DEST" test -f "$DEST.stamp"
 PREFIX="$DEST$(sed -n 's/^prefix = //p' "$HP_BUILDDIR/Makefile")"
 CONFIG=$(find "$DEST" -name hpmeasure-config.cmake)
 PC=$(find "$DEST" -name hpmeasure.pc)

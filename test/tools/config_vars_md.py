@@ -41,7 +41,9 @@ def cell(s):
 def table(rows):
     lines = [BEGIN, "| variable | default | accepted | meaning |", "|---|---|---|---|"]
     for name, typ, default, descr in rows:
-        d = "empty" if default == "(empty)" else "`%s`" % default
+        # A default with spaces is a rule ("true when sampling is on"), not a value.
+        d = ("empty" if default == "(empty)" else default if " " in default
+             else "`%s`" % default)
         lines.append("| `%s` | %s | %s | %s |" % (name, cell(d), cell(typ), cell(descr)))
     lines.append(END)
     return "\n".join(lines) + "\n"

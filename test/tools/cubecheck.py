@@ -432,13 +432,12 @@ def run(a, path, rep):
             if idx and idx[-1] >= ncn:
                 rep.E("%s: index entry %d >= number of cnodes %d" % (iname, idx[-1], ncn))
             if n == 0:
-                rep.W("%s: empty sparse index (pycubexr asserts non-empty)" % iname)
-            if idx != list(range(ncn)):
-                why = ("pycubexr builds a missing path's row from the values' numpy type, "
-                       "which %s values lack ('MaxValues' object has no attribute 'dtype')"
-                       % m["dtype"] if m["dtype"] in ("MAXDOUBLE", "MINDOUBLE") else
-                       "readers must fill the gaps themselves")
-                rep.R("R1", "%s lists %d of the %d call paths: %s" % (iname, n, ncn, why))
+                rep.R("R1", "%s: empty sparse index (pycubexr asserts a non-empty one)" % iname)
+            if m["dtype"] in ("MAXDOUBLE", "MINDOUBLE") and idx != list(range(ncn)):
+                rep.R("R1", "%s lists %d of the %d call paths of a %s metric: pycubexr builds "
+                      "a missing path's row from the values' numpy type, which %s values "
+                      "lack ('MaxValues' object has no attribute 'dtype')"
+                      % (iname, n, ncn, m["dtype"], m["dtype"]))
         elif fmt == 3:
             if len(ib) != 18:
                 rep.E("%s: dense index must be exactly 18 bytes, is %d" % (iname, len(ib)))

@@ -10,6 +10,13 @@
 
 static char err[512];
 
+/* The test links the core statically, which pulls in no counter source by itself. */
+__attribute__((constructor)) static void register_sources(void)
+{
+    hp_metrics_register(HP_METRIC_SOURCE_PERF, &hp__metric_perf_ops);
+    hp_metrics_register(HP_METRIC_SOURCE_RUSAGE, &hp__metric_rusage_ops);
+}
+
 TEST(resolves_perf_and_rusage_names_in_order)
 {
     ASSERT_INT_EQ(hp_metrics_setup("page-faults, task-clock,page-faults", "ru_minflt", NULL,
@@ -43,6 +50,21 @@ TEST(unknown_name_is_an_error_naming_variable_name_and_hp_info)
     ASSERT_STR_CONTAINS(err, "HP_METRIC_RUSAGE: unknown counter 'ru_bogus'");
     ASSERT_INT_EQ(hp_metrics_setup("\033]0;x\007", NULL, NULL, err, sizeof(err)), -1);
     ASSERT_STR_CONTAINS(err, "HP_METRIC_PERF: unknown counter '\\x1b]0;x\\x07'");
+    return 0;
+}
+
+/* The core reaches the sources only through the table the adapters fill: a source that
+ * is not registered lists nothing and refuses names, saying which variable. */
+TEST(unregistered_source_is_an_error_naming_the_variable)
+{
+    ASSERT_INT_EQ(hp_metrics_setup(NULL, NULL, "PAPI_TOT_INS", err, sizeof(err)), -1);
+    ASSERT_STR_EQ(err, "HP_METRIC_PAPI: this build has no such counter source (it is not "
+                  "linked in); run 'hp-info metrics' to list the counters it offers");
+    ASSERT_INT_EQ(hp_metrics_setup("task-clock", ", ", "", err, sizeof(err)), 0);
+    ASSERT_UINT_EQ(hp_metrics_count(), 1);
+    hp_metrics_register(HP_METRIC_SOURCE_PERF, NULL);
+    ASSERT_INT_EQ(hp_metrics_setup("task-clock", NULL, NULL, err, sizeof(err)), -1);
+    ASSERT_STR_CONTAINS(err, "HP_METRIC_PERF: this build has no such counter source");
     return 0;
 }
 
@@ -198,6 +220,7 @@ TEST(derived_table_only_where_inputs_were_measured)
 HP_TEST_LIST(TEST_ENTRY(resolves_perf_and_rusage_names_in_order),
              TEST_ENTRY(rusage_all_is_every_field),
              TEST_ENTRY(unknown_name_is_an_error_naming_variable_name_and_hp_info),
+             TEST_ENTRY(unregistered_source_is_an_error_naming_the_variable),
              TEST_ENTRY(too_many_counters_is_an_error),
              TEST_ENTRY(unavailable_counter_is_left_out_with_a_note),
              TEST_ENTRY(enter_exit_accumulate_page_faults),

@@ -4,15 +4,15 @@
  * kind, recursion counted once, the trace and memory model, the filter suggestion and
  * that the suggested filter is accepted by our own parser and excludes what it says.
  *
- * The command's reader (hp_report_load_profile) is not needed here and is
- * stubbed, so that this test links report_score.c and libhpcore only.
+ * The command's reader (hp_report_load_profile, tools/report_load.c) is not needed
+ * here and is stubbed, so that this test links report_score.c and libhpcore only.
  */
 #include <stdlib.h>
 
 #include "measurement/core/filter.h"
 #include "test.h"
 #include "tools/cube_reader.h"
-#include "tools/report.h"
+#include "tools/report_load.h"
 #include "tools/report_score.h"
 
 /* ---------------------------------------------------------------- stubs */

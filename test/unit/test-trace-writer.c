@@ -96,7 +96,7 @@ static const char *otf2check_path(void)
 }
 
 /* otf2check.py must pass; its report goes to stderr when it does not. */
-/* options: extra otf2check.py options, e.g. "--allow-hybrid-samples" */
+/* options: extra otf2check.py options, e.g. "--strict" */
 static int otf2check_passes_with(const char *dir, const char *options)
 {
     char *cmd, *out = NULL;
@@ -545,10 +545,13 @@ TEST(clock_mapping)
 }
 
 /* More events than the few chunks the writer keeps in memory: OTF2 flushes chunks to the
- * file while writing, and nothing is lost or reordered. */
+ * file while writing, and nothing is lost or reordered. With OTF2's smallest chunks
+ * (256 KiB) and two of them in memory, ~1.3 MB of events take five chunks: the same
+ * path as a large trace with the default 1 MiB x 4, at a fifth of the events. */
 TEST(large_location_is_flushed_in_chunks)
 {
-    enum { PAIRS = 300000 }; /* ~6.6 MB of OTF2 events, above 4 chunks of 1 MiB */
+    enum { PAIRS = 60000, CHUNK = 256 << 10, IN_MEMORY = 2 }; /* ~1.3 MB of OTF2 events */
+    hp__trace_writer_set_event_chunks(CHUNK, IN_MEMORY);
     hp_trace_event *ev = malloc(2 * PAIRS * sizeof *ev);
     ASSERT(ev != NULL);
     for (size_t i = 0; i < PAIRS; i++) {
@@ -581,7 +584,8 @@ TEST(large_location_is_flushed_in_chunks)
     free(evt_path);
     fprintf(stderr, "%d events: %lld bytes, %.1f bytes/event\n", 2 * PAIRS,
             (long long)st.st_size, (double)st.st_size / (2.0 * PAIRS));
-    ASSERT(st.st_size > 4 << 20);
+    ASSERT(st.st_size > 4 * CHUNK); /* more than the chunks held in memory, twice over */
+    hp__trace_writer_set_event_chunks(1 << 20, 4);
     ASSERT(otf2check_passes(dir));
     remove_tree(dir);
     return 0;
@@ -698,16 +702,19 @@ TEST(bad_events_and_misuse_are_reported)
     return 0;
 }
 
-/* Samples: main { sample in main/MPI_Send's context; a sample without a context }. */
+/* A hybrid trace: main entered as calling context 0 { sample in main/MPI_Send's context;
+ * a sample without a context; a region without a context }. */
 static const hp_profile_cnode sampled_cnodes[] = { { HP_PROFILE_NO_PARENT, REGION_MAIN },
                                                    { 0, REGION_SEND } };
 static const hp_trace_event with_samples[] = {
-    { 100, HP_TRACE_ENTER, REGION_MAIN },
-    { 105, HP_TRACE_SAMPLE, 3 },      { 1, 0, 0 },          /* context 1, distance 3 */
-    { 106, HP_TRACE_SAMPLE, 1 },      { UINT32_MAX, 0, 0 }, /* no context: left out */
-    { 150, HP_TRACE_LEAVE, REGION_MAIN },
+    { 100, HP_TRACE_CC_ENTER, 2 },    { 0, 0, 0 },              /* context 0, distance 2 */
+    { 105, HP_TRACE_SAMPLE, 2 },      { 1, 0, 0 },              /* context 1, distance 2 */
+    { 106, HP_TRACE_SAMPLE, 1 },      { UINT32_MAX, 0, 0 },     /* no context: left out */
+    { 107, HP_TRACE_CC_ENTER, 0 },    { UINT32_MAX - 1, 0, 0 }, /* no context: left out */
+    { 108, HP_TRACE_CC_LEAVE, UINT32_MAX - 1 },
+    { 150, HP_TRACE_CC_LEAVE, 0 },
 };
-static const size_t with_samples_chunks[] = { 6 };
+static const size_t with_samples_chunks[] = { 10 };
 
 TEST(samples_with_calling_contexts_and_interrupt_generator)
 {
@@ -718,9 +725,12 @@ TEST(samples_with_calling_contexts_and_interrupt_generator)
     if (w == NULL)
         HP_TEST_FAIL("open: %s", err);
     event_source s = { with_samples, with_samples_chunks, 1, 0, 0, false };
-    /* Enter, one sample, Leave, ProgramBegin/End: the sample without context not counted */
+    /* Enter, one sample, Leave, ProgramBegin/End: the events without context not counted */
     ASSERT_INT_EQ(hp_trace_writer_location(w, 0, &identity, next_chunk, &s, err, ERRLEN), 5);
     ASSERT_INT_EQ(write_nothing(w, 1, err), 0);
+    /* one marker region (MPI_Send stands in): contexts 2 (below 0), 3 (below 1), 4 (top) */
+    const uint32_t markers[] = { REGION_SEND };
+    hp_trace_writer_set_markers(w, markers, 1);
     hp_profile p = make_profile(false);
     p.cnodes = sampled_cnodes;
     p.ncnodes = 2;
@@ -731,11 +741,14 @@ TEST(samples_with_calling_contexts_and_interrupt_generator)
     if (hp_trace_writer_close(w, err, sizeof err) != 0)
         HP_TEST_FAIL("close: %s", err);
 
-    ASSERT(otf2check_passes_with(dir, "--allow-hybrid-samples"));
+    ASSERT(otf2check_passes_with(dir, "--strict"));
     char *print = otf2_print("", dir);
     ASSERT(print != NULL);
     ASSERT_INT_EQ(count_events(print, "CALLING_CONTEXT_SAMPLE", 0), 1);
-    ASSERT_STR_CONTAINS(print, " 105  Calling Context: \"MPI_Send\" <1>, Unwind Distance: 3, "
+    ASSERT_INT_EQ(count_events(print, "CALLING_CONTEXT_ENTER", 0), 1);
+    ASSERT_INT_EQ(count_events(print, "CALLING_CONTEXT_LEAVE", 0), 1);
+    ASSERT_INT_EQ(count_events(print, "ENTER", 0), 0);
+    ASSERT_STR_CONTAINS(print, " 105  Calling Context: \"MPI_Send\" <1>, Unwind Distance: 2, "
                                "Interrupt Generator: \"sampling timer\" <0>");
     free(print);
     char *defs = otf2_print("-G", dir);
@@ -743,6 +756,10 @@ TEST(samples_with_calling_contexts_and_interrupt_generator)
     ASSERT_STR_CONTAINS(defs, "Mode: TIME, Base: DECIMAL, Exponent: -9, Period: 2000000");
     ASSERT_STR_CONTAINS(defs, "Region: \"MPI_Send\" <1>, Source code location: UNDEFINED, "
                               "Parent: \"int main(int, char**)\" <0>");
+    ASSERT_STR_CONTAINS(defs, "CALLING_CONTEXT                        4  Region: \"MPI_Send\" <1>, "
+                              "Source code location: UNDEFINED, Parent: UNDEFINED");
+    ASSERT_STR_CONTAINS(defs, "CALLING_CONTEXT                        3  Region: \"MPI_Send\" <1>, "
+                              "Source code location: UNDEFINED, Parent: \"MPI_Send\" <1>");
     free(defs);
     remove_tree(dir);
     return 0;

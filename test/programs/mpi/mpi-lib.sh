@@ -9,14 +9,21 @@ MPIPROGS="$PROGRAMS/mpi"
 # busy-poll; the programs take well under a second uninstrumented.
 HP_MPI_TIMEOUT=${HP_MPI_TIMEOUT:-60}
 mpirun4() {
+    mpirun_n 4 "$@"
+}
+
+# mpirun_n N [VAR=VALUE]... PROGRAM [ARG]... : the same on N ranks.
+mpirun_n() {
     timeout -k 10 "$HP_MPI_TIMEOUT" sh -c '
+        n=$1
+        shift
         while [ $# -gt 0 ]; do
             case $1 in
             *=*) export "$1"; shift ;;
             *) break ;;
             esac
         done
-        exec mpiexec -n 4 "$@"' mpirun4 "$@"
+        exec mpiexec -n "$n" "$@"' mpirun_n "$@"
 }
 
 # skip "description" "reason": a TAP test point that is skipped (counts as passed).

@@ -161,10 +161,10 @@ for n in $RANKS; do
             echo "bench: scale_${n}_plain_s=$(awk -v x="$best_plain" 'BEGIN { print x / 1e9 }')"
             echo "bench: scale_${n}_${v}_s=$(eval "awk -v x=\$best_$v 'BEGIN { print x / 1e9 }'")"
             echo "bench: scale_${n}_${v}_over_plain=$ratio"
-            for f in total unify merge cube trace wait max_total max_sent max_received; do
+            for f in total unify merge cube trace replay wait max_total max_sent max_received; do
                 echo "bench: scale_${n}_${v}_$f=$(field $f "$line")"
             done
-            for f in total unify merge cube trace wait max_trace; do
+            for f in total unify merge cube trace replay wait max_trace; do
                 echo "bench: scale_${n}_${v}_cpu_$f=$(field $f "$cpu")"
             done
             echo "bench: scale_${n}_call_paths=${paths:--}"

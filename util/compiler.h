@@ -13,6 +13,7 @@
 #define HP_HIDDEN __attribute__((visibility("hidden")))
 #define HP_NOINSTR __attribute__((no_instrument_function))
 #define HP_COLD __attribute__((cold, noinline))
+#define HP_ALWAYS_INLINE inline __attribute__((always_inline))
 #define HP_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #define HP_UNUSED __attribute__((unused))
 

@@ -84,6 +84,9 @@ typedef struct hp_mpi_frame {
     int send_peer, send_tag;
     int recv_peer, recv_tag;
     uint64_t request_id;   /* trace id of the request a non-blocking call started */
+    /* wait-state records of this call waiting for its exit time (hp_ws_record *),
+       valid under HP_MPI_TRACE_WS_OPEN0/1: hp_mpi_exit closes them with its own stamp */
+    void *ws_open[2];
 } hp_mpi_frame;
 
 enum {
@@ -92,7 +95,10 @@ enum {
     HP_MPI_TRACE_COLL = 1u << 2, /* a blocking collective: MpiCollectiveBegin/End */
     HP_MPI_TRACE_ISEND = 1u << 3, /* a non-blocking send: MpiIsend */
     HP_MPI_TRACE_IRECV_REQUEST = 1u << 4, /* a non-blocking receive: MpiIrecvRequest */
-    HP_MPI_TRACE_NBC_REQUEST = 1u << 5 /* a non-blocking collective: its Request event */
+    HP_MPI_TRACE_NBC_REQUEST = 1u << 5, /* a non-blocking collective: its Request event */
+    HP_MPI_TRACE_WS_OPEN0 = 1u << 6, /* ws_open[0] holds a wait-state record (no event) */
+    HP_MPI_TRACE_WS_OPEN1 = 1u << 7, /* ws_open[1] too */
+    HP_MPI_TRACE_WS = HP_MPI_TRACE_WS_OPEN0 | HP_MPI_TRACE_WS_OPEN1
 };
 
 /* The trace rules of mpi-semantics.txt (only record what the events need). */

@@ -20,6 +20,7 @@
 #include "adapters/mpi/mpi_comms.h"
 #include "adapters/mpi/mpi_functions.h"
 #include "adapters/mpi/mpi_plugins.h"
+#include "adapters/mpi/mpi_waitstates.h"
 #include "measurement/core/config.h"
 #include "measurement/core/event.h"
 #include "measurement/core/location.h"
@@ -455,18 +456,38 @@ static inline void exit_at(hp_mpi_frame *f, uint64_t now, bool messages)
     hp_location_leave_core(loc);
 }
 
+/* The exits of calls that kept wait-state records (mpi_waitstates.h): the exit stamp
+ * closes them, so that they read no clock of their own. Out of line, so that the
+ * common exit stays a leaf. */
+static __attribute__((noinline)) void exit_closing(hp_mpi_frame *f, uint64_t now)
+{
+    if (f->trace & HP_MPI_TRACE_WS_OPEN0)
+        hp_ws_set_exit(f->ws_open[0], now);
+    if (f->trace & HP_MPI_TRACE_WS_OPEN1)
+        hp_ws_set_exit(f->ws_open[1], now);
+    f->trace &= ~(unsigned)HP_MPI_TRACE_WS;
+    exit_at(f, now, true);
+}
+
 /* The exits without a TSC: the clock is a call, kept out of the fast path. */
 static __attribute__((noinline)) void exit_clock(hp_mpi_frame *f, bool messages)
 {
-    exit_at(f, hp__timer_monotonic_now(), messages);
+    uint64_t now = hp__timer_monotonic_now();
+    if (messages && unlikely(f->trace & HP_MPI_TRACE_WS))
+        exit_closing(f, now);
+    else
+        exit_at(f, now, messages);
 }
 
-/* The exit's timestamp first, then the pop. */
+/* The exit's timestamp first, then the pop. Only functions with helpers (messages) keep
+ * wait-state records: the path of those without has no test for them. */
 static inline void exit_now(hp_mpi_frame *f, bool messages)
 {
     uint64_t now;
     if (unlikely(!hp_timer_read_tsc(&now)))
         exit_clock(f, messages);
+    else if (messages && unlikely(f->trace & HP_MPI_TRACE_WS))
+        exit_closing(f, now);
     else
         exit_at(f, now, messages);
 }

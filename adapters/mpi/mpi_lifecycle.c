@@ -79,7 +79,7 @@ void hp_mpi_after_init(void)
      * are collective): on only when all ranks have them on. */
     int ws = t != NULL && hp_cfg.wait_states, all_ws = 0;
     if (t != NULL)
-        PMPI_Allreduce(&ws, &all_ws, 1, MPI_INT, MPI_MIN, hp__mpi_transport_comm());
+        hp__mpi_offcpu_allreduce(&ws, &all_ws, 1, MPI_INT, MPI_MIN, hp__mpi_transport_comm());
     hp_ws_on = all_ws != 0;
     if (t != NULL && hp_cfg.enable_tracing) /* same on every rank */
         hp_mpi_trace_sync_clocks();

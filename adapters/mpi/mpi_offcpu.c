@@ -122,6 +122,30 @@ int hp__mpi_offcpu_scatterv(const void *in, const int incounts[], const int disp
                   &r);
 }
 
+int hp__mpi_offcpu_alltoall(const void *in, int incount, MPI_Datatype intype, void *out,
+                            int outcount, MPI_Datatype outtype, MPI_Comm comm)
+{
+    MPI_Request r;
+    return finish(PMPI_Ialltoall(in, incount, intype, out, outcount, outtype, comm, &r), &r);
+}
+
+int hp__mpi_offcpu_alltoallv(const void *in, const int incounts[], const int indispls[],
+                             MPI_Datatype intype, void *out, const int outcounts[],
+                             const int outdispls[], MPI_Datatype outtype, MPI_Comm comm)
+{
+    MPI_Request r;
+    return finish(PMPI_Ialltoallv(in, incounts, indispls, intype, out, outcounts, outdispls,
+                                  outtype, comm, &r),
+                  &r);
+}
+
+int hp__mpi_offcpu_scan(const void *in, void *out, int count, MPI_Datatype type, MPI_Op op,
+                        MPI_Comm comm)
+{
+    MPI_Request r;
+    return finish(PMPI_Iscan(in, out, count, type, op, comm, &r), &r);
+}
+
 int hp__mpi_offcpu_comm_dup(MPI_Comm comm, MPI_Comm *dup)
 {
     MPI_Request r;

@@ -44,6 +44,13 @@ int hp__mpi_offcpu_scatter(const void *in, int incount, MPI_Datatype intype, voi
 int hp__mpi_offcpu_scatterv(const void *in, const int incounts[], const int displs[],
                             MPI_Datatype intype, void *out, int outcount,
                             MPI_Datatype outtype, int root, MPI_Comm comm);
+int hp__mpi_offcpu_alltoall(const void *in, int incount, MPI_Datatype intype, void *out,
+                            int outcount, MPI_Datatype outtype, MPI_Comm comm);
+int hp__mpi_offcpu_alltoallv(const void *in, const int incounts[], const int indispls[],
+                             MPI_Datatype intype, void *out, const int outcounts[],
+                             const int outdispls[], MPI_Datatype outtype, MPI_Comm comm);
+int hp__mpi_offcpu_scan(const void *in, void *out, int count, MPI_Datatype type, MPI_Op op,
+                        MPI_Comm comm);
 int hp__mpi_offcpu_comm_dup(MPI_Comm comm, MPI_Comm *dup);
 
 #endif

@@ -150,8 +150,8 @@ void hp__mpi_plugins_begin(const hp_mpi_frame *f)
 /* Communicator, peer and tag as the frame's trace rules noted them. */
 static void call_details(hp_plugin_call *c, const hp_mpi_frame *f)
 {
-    if (f->trace == 0)
-        return;
+    if ((f->trace & ~(unsigned)HP_MPI_TRACE_WS) == 0)
+        return; /* nothing noted (an open wait-state record names no communicator) */
     c->comm = (int)PMPI_Comm_c2f(f->comm);
     if (PMPI_Comm_size(f->comm, &c->comm_size) != MPI_SUCCESS)
         c->comm_size = -1;

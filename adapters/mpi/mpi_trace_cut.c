@@ -9,12 +9,14 @@
  * smallest any member completed before the cut (one MPI_Allreduce). After the trace is
  * written, rank 0 gathers what each rank left out, and every rank's adaptive-buffer
  * statistics (halvings, events stopped), and appends them to summary.txt.
+ * Every collective here waits off the CPU (mpi_offcpu.h): at finalize most ranks wait.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "adapters/mpi/mpi_comms.h"
+#include "adapters/mpi/mpi_offcpu.h"
 #include "adapters/mpi/mpi_trace.h"
 #include "measurement/core/location.h"
 #include "measurement/core/trace_bins.h"
@@ -101,7 +103,7 @@ static int exchange_channels(hp_trace_cut *cut, MPI_Comm comm, int rank, int siz
     /* Every exchange is made by all ranks or by none: a rank out of memory says so first. */
     int all_ok = 0;
     ok = out != NULL;
-    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+    hp__mpi_offcpu_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
     for (size_t i = 0; all_ok && i < cut->nchannels; i++) {
         const hp_trace_cut_channel *ch = &cut->channels[i];
         if (ch->world == UNKNOWN)
@@ -112,17 +114,17 @@ static int exchange_channels(hp_trace_cut *cut, MPI_Comm comm, int rank, int siz
     }
     int received = 0;
     if (all_ok) {
-        PMPI_Alltoall(sc, 1, MPI_INT, rc, 1, MPI_INT, comm);
+        hp__mpi_offcpu_alltoall(sc, 1, MPI_INT, rc, 1, MPI_INT, comm);
         for (int p = 0; p < size; p++) {
             rd[p] = received;
             received += rc[p];
         }
         in = malloc(((size_t)received + 1) * sizeof(uint64_t));
         ok = in != NULL;
-        PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+        hp__mpi_offcpu_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
     }
     if (all_ok) {
-        PMPI_Alltoallv(out, sc, sd, MPI_UINT64_T, in, rc, rd, MPI_UINT64_T, comm);
+        hp__mpi_offcpu_alltoallv(out, sc, sd, MPI_UINT64_T, in, rc, rd, MPI_UINT64_T, comm);
         ok = apply_peer_counts(cut, in, rc, rd, size) == 0;
     }
     ok = ok && all_ok;
@@ -144,10 +146,10 @@ static int agree_collectives(hp_trace_cut *cut, MPI_Comm comm, const uint32_t *c
         if (g != UNKNOWN && g + 1 > mine)
             mine = g + 1;
     }
-    PMPI_Allreduce(&mine, &n, 1, MPI_UINT64_T, MPI_MAX, comm);
+    hp__mpi_offcpu_allreduce(&mine, &n, 1, MPI_UINT64_T, MPI_MAX, comm);
     uint64_t *fewest = n < (1u << 20) ? malloc(2 * n * sizeof(uint64_t)) : NULL;
     int ok = fewest != NULL, all_ok = 0;
-    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+    hp__mpi_offcpu_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
     ok = all_ok;
     for (uint64_t g = 0; ok && g < n; g++)
         fewest[g] = UINT64_MAX;
@@ -159,7 +161,7 @@ static int agree_collectives(hp_trace_cut *cut, MPI_Comm comm, const uint32_t *c
     }
     uint64_t *agreed = fewest != NULL ? fewest + n : NULL;
     if (ok) { /* the same on every rank */
-        PMPI_Allreduce(fewest, agreed, (int)n, MPI_UINT64_T, MPI_MIN, comm);
+        hp__mpi_offcpu_allreduce(fewest, agreed, (int)n, MPI_UINT64_T, MPI_MIN, comm);
         for (uint32_t l = 0; l < nlocal && l < cut->ncomms; l++) {
             uint64_t g = global_comm(l, comm_map, ncomm_map);
             if (g == UNKNOWN)
@@ -177,16 +179,16 @@ hp_trace_cut *hp_mpi_trace_cut_agree(MPI_Comm comm, int rank, int size,
 {
     hp_trace_clock clock = hp_trace_output_clock();
     uint64_t mine = hp_trace_cut_local_stop(&clock), at = HP_TRACE_CUT_NONE;
-    PMPI_Allreduce(&mine, &at, 1, MPI_UINT64_T, MPI_MIN, comm);
+    hp__mpi_offcpu_allreduce(&mine, &at, 1, MPI_UINT64_T, MPI_MIN, comm);
     if (at == HP_TRACE_CUT_NONE)
         return NULL; /* no buffer stopped: every event is kept */
     hp_trace_cut *cut = hp_trace_cut_new(at, &clock);
     int ok = cut != NULL, all_ok = 0;
-    PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+    hp__mpi_offcpu_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
     if (all_ok) {
         ok = exchange_channels(cut, comm, rank, size, comm_map, ncomm_map) == 0;
         ok = agree_collectives(cut, comm, comm_map, ncomm_map) == 0 && ok;
-        PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
+        hp__mpi_offcpu_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
     }
     if (!all_ok) {
         if (rank == 0)
@@ -319,10 +321,11 @@ void hp_mpi_trace_cut_report(const hp_trace_cut *cut, MPI_Comm comm, int rank, i
     /* The ranks of one job run one build on one kind of machine: the records are sent
      * as bytes. */
     int room = rank != 0 || (all != NULL && cuts != NULL && adaptive != NULL);
-    PMPI_Bcast(&room, 1, MPI_INT, 0, comm); /* rank 0 out of memory: no report, no gather */
+    /* rank 0 out of memory: no report, no gather */
+    hp__mpi_offcpu_bcast(&room, 1, MPI_INT, 0, comm);
     if (room)
-        PMPI_Gather(&mine, (int)sizeof(mine), MPI_BYTE, all, (int)sizeof(mine), MPI_BYTE, 0,
-                    comm);
+        hp__mpi_offcpu_gather(&mine, (int)sizeof(mine), MPI_BYTE, all, (int)sizeof(mine),
+                              MPI_BYTE, 0, comm);
     if (rank == 0 && all != NULL && cuts != NULL && adaptive != NULL) {
         for (int r = 0; r < size; r++) {
             cuts[r] = all[r].cut;

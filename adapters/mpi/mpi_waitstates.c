@@ -6,25 +6,35 @@
  * Recording: the trace rules of mpi-semantics.txt (mpi_trace_rules.c) and the request
  * completions and persistent starts (mpi_requests.c) call the hooks below after the real
  * call returned, so calls that communicate nothing (MPI_Comm_rank, ...) and the common
- * path of hp_mpi_enter/hp_mpi_exit pay nothing. A record takes the call's enter time and call
- * path from the location's top frame (the MPI call's own: measured MPI calls do not nest)
- * and reads the clock once for its end; a call without a frame of its own keeps a
- * placeholder (HP_WS_NO_TIMES), so that every rank's k-th message end or collective on
- * a channel stays the k-th in the replay.
+ * path of hp_mpi_enter/hp_mpi_exit pay nothing. A record takes the call's enter time and
+ * call path from the location's top frame (the MPI call's own: measured MPI calls do not
+ * nest) and stays open in the frame until hp_mpi_exit closes it with the call's exit
+ * stamp: a record reads no clock of its own. A call without a frame of its own keeps a
+ * placeholder (HP_WS_NO_TIMES), so that every rank's k-th message end or collective on a
+ * channel stays the k-th in the replay; the replay charges placeholders nothing.
  *
  * Replay, collective over the finalize transport's communicator, before the profiles
- * are built:
- *  - point-to-point: every rank sends each destination the times and envelopes of the
- *    messages it sent (one Alltoallv, the forward direction); the receiver matches them
- *    to its receives by (communicator, source, tag) in order, which is MPI's own
- *    non-overtaking rule, and computes Late Sender and its wrong-order part; for each
- *    matched blocking send it returns its receive's enter time (one Alltoallv backwards)
- *    and the sender computes Late Receiver;
- *  - collectives: each communicator the program used is rebuilt from its members
- *    (MPI_Comm_create_group, in the order of the communicators' job-wide keys, which all
- *    ranks share, so no rank can wait for another in a different one) and its
- *    collectives are replayed together: one Allreduce of the enter/exit times of all its
- *    instances (and one Scan for MPI_Scan/Exscan).
+ * are built, in nine collectives whatever the number of communicators, each waiting
+ * off the CPU (mpi_offcpu.h: at finalize most ranks wait, and MPICH's busy polling takes
+ * the CPU from the ranks with work when a job has more ranks than cores):
+ *  - one Allreduce opens it: the job's earliest record, whether every rank could
+ *    prepare, the fewest MPI_COMM_WORLD collectives any rank kept, and whether any rank
+ *    made an MPI_Scan/Exscan there (so that all or none take part in the Scan), and
+ *    whether all ran on one host (hp_mpi_host_key);
+ *  - a forward exchange (Alltoall of counts, Allreduce of "all could take theirs",
+ *    Alltoallv): every rank sends each destination the times and envelopes of the
+ *    messages it sent; the receiver matches them to its receives by (communicator,
+ *    source, tag) in order, which is MPI's own non-overtaking rule, and computes Late
+ *    Sender and its wrong-order part. In the same exchange each member of a
+ *    sub-communicator sends the enter/exit times of its collectives there to the
+ *    communicator's leader (its rank 0), which reduces them per instance;
+ *  - a backward exchange: for each matched blocking send the receive's enter time
+ *    (the sender computes Late Receiver), and the leaders' reductions to the members;
+ *  - MPI_COMM_WORLD's collectives: one Allreduce of the enter/exit times of all its
+ *    instances (and one Scan for MPI_Scan/Exscan), started before the exchanges and
+ *    waited for after them;
+ *  - one Reduce of the coverage figures to rank 0, overlapping that wait.
+ * So seven collectives follow one another, and two run alongside them.
  * Times are compared across ranks as timer ticks since the job's earliest record; the
  * ranks of one host share the clock (TSC or CLOCK_MONOTONIC). The clocks of different
  * hosts are not synchronised for this (the trace's synchronisation, mpi_clock.c, costs
@@ -41,6 +51,7 @@
 #include "adapters/mpi/mpi_adapter.h"
 #include "adapters/mpi/mpi_comms.h"
 #include "adapters/mpi/mpi_functions.h"
+#include "adapters/mpi/mpi_offcpu.h"
 #include "adapters/mpi/mpi_trace.h"
 #include "adapters/mpi/mpi_transport.h"
 #include "adapters/mpi/mpi_waitstates.h"
@@ -48,7 +59,9 @@
 #include "measurement/core/location.h"
 #include "measurement/core/memory.h"
 #include "measurement/core/timer.h"
+#include "measurement/finalize/finalize_timing.h"
 #include "measurement/waitstates/waitstates.h"
+#include "util/compiler.h"
 #include "util/log.h"
 
 /* ------------------------------------------------------------------ recording */
@@ -56,7 +69,8 @@
 /* The record of f's call so far (enter, call path), or a placeholder (HP_WS_NO_TIMES)
  * when the call has no measured frame of its own on top of the location's stack; false
  * when comm's id does not fit a record. */
-static bool start_record(const hp_mpi_frame *f, hp_ws_record *r, MPI_Comm comm)
+static HP_ALWAYS_INLINE bool start_record(const hp_mpi_frame *f, hp_ws_record *r,
+                                          MPI_Comm comm)
 {
     uint32_t id = hp_mpi_comm_local_id(comm);
     if (id > UINT16_MAX)
@@ -75,15 +89,30 @@ static bool start_record(const hp_mpi_frame *f, hp_ws_record *r, MPI_Comm comm)
     return true;
 }
 
-/* Appends r, its end read from the clock unless it is a placeholder. */
-static void finish_record(hp_ws_record *r)
+/* Appends r with its exit still open: the call's exit stamp closes it (mpi_event.c,
+ * exit_closing). A call keeps two open (MPI_Sendrecv); more (an MPI_Waitall completing
+ * many receives) are closed now with a clock read of their own. */
+static HP_ALWAYS_INLINE void keep_open(hp_mpi_frame *f, const hp_ws_record *r)
 {
-    if (!(r->flags & HP_WS_NO_TIMES))
-        hp_ws_set_exit(r, hp_timer_now());
-    hp_ws_append(r);
+    if (r->flags & HP_WS_NO_TIMES) { /* no frame of its own: nothing to close */
+        hp_ws_append(r);
+        return;
+    }
+    unsigned bit = !(f->trace & HP_MPI_TRACE_WS_OPEN0) ? 0
+                   : !(f->trace & HP_MPI_TRACE_WS_OPEN1) ? 1
+                                                          : 2;
+    hp_ws_record *kept = hp_ws_append(r);
+    if (kept == NULL)
+        return;
+    if (bit == 2) {
+        hp_ws_set_exit(kept, hp_timer_now());
+        return;
+    }
+    f->ws_open[bit] = kept;
+    f->trace |= bit == 0 ? HP_MPI_TRACE_WS_OPEN0 : HP_MPI_TRACE_WS_OPEN1;
 }
 
-void hp__mpi_ws_send(const hp_mpi_frame *f, int dest, int tag, MPI_Comm comm, int nonblocking)
+void hp__mpi_ws_send(hp_mpi_frame *f, int dest, int tag, MPI_Comm comm, int nonblocking)
 {
     hp_ws_record r;
     if (dest == MPI_PROC_NULL || !start_record(f, &r, comm))
@@ -93,10 +122,10 @@ void hp__mpi_ws_send(const hp_mpi_frame *f, int dest, int tag, MPI_Comm comm, in
                                                                                    : HP_WS_SEND;
     r.peer = dest;
     r.tag = tag;
-    finish_record(&r);
+    keep_open(f, &r);
 }
 
-void hp__mpi_ws_recv(const hp_mpi_frame *f, const MPI_Status *status, MPI_Comm comm)
+void hp__mpi_ws_recv(hp_mpi_frame *f, const MPI_Status *status, MPI_Comm comm)
 {
     hp_ws_record r;
     if (status == MPI_STATUS_IGNORE || status->MPI_SOURCE == MPI_PROC_NULL ||
@@ -106,10 +135,10 @@ void hp__mpi_ws_recv(const hp_mpi_frame *f, const MPI_Status *status, MPI_Comm c
     r.peer = status->MPI_SOURCE;
     r.tag = status->MPI_TAG;
     r.seq = hp_ws_next_seq();
-    finish_record(&r);
+    keep_open(f, &r);
 }
 
-void hp__mpi_ws_recv_done(const hp_mpi_frame *f, uint32_t comm, uint32_t seq,
+void hp__mpi_ws_recv_done(hp_mpi_frame *f, uint32_t comm, uint32_t seq,
                           const MPI_Status *status)
 {
     hp_ws_record r;
@@ -126,10 +155,10 @@ void hp__mpi_ws_recv_done(const hp_mpi_frame *f, uint32_t comm, uint32_t seq,
     r.kind = HP_WS_RECV;
     r.peer = status->MPI_SOURCE;
     r.tag = status->MPI_TAG;
-    finish_record(&r);
+    keep_open(f, &r);
 }
 
-void hp__mpi_ws_start_send(const hp_mpi_frame *f, uint32_t comm, int dest, int tag)
+void hp__mpi_ws_start_send(hp_mpi_frame *f, uint32_t comm, int dest, int tag)
 {
     hp_ws_record r;
     if (comm > UINT16_MAX || dest == MPI_PROC_NULL || !start_record(f, &r, MPI_COMM_WORLD))
@@ -138,7 +167,7 @@ void hp__mpi_ws_start_send(const hp_mpi_frame *f, uint32_t comm, int dest, int t
     r.kind = HP_WS_ISEND;
     r.peer = dest;
     r.tag = tag;
-    finish_record(&r);
+    keep_open(f, &r);
 }
 
 void hp__mpi_ws_recv_untracked(uint32_t comm, int source, int tag)
@@ -174,7 +203,7 @@ static int coll_class(unsigned fn)
     }
 }
 
-void hp__mpi_ws_coll(const hp_mpi_frame *f, int root, MPI_Comm comm)
+void hp__mpi_ws_coll(hp_mpi_frame *f, int root, MPI_Comm comm)
 {
     hp_ws_record r;
     int cls = coll_class(f->fn);
@@ -183,7 +212,7 @@ void hp__mpi_ws_coll(const hp_mpi_frame *f, int root, MPI_Comm comm)
     r.kind = HP_WS_COLL;
     r.peer = root;
     r.tag = cls;
-    finish_record(&r);
+    keep_open(f, &r);
 }
 
 /* ------------------------------------------------------------------ replay: common */
@@ -193,6 +222,7 @@ typedef struct replay {
     int rank, size;
     uint64_t base; /* the job's earliest record, in ticks */
     double tps;
+    int *scratch; /* 8 * size ints: the exchanges' counts and offsets */
 } replay;
 
 static double seconds(const replay *rp, uint64_t ticks)
@@ -224,59 +254,113 @@ static int world_rank_of(const replay *rp, uint32_t comm, int peer, uint64_t *ke
 static bool all_ok(MPI_Comm comm, bool ok)
 {
     int mine = ok, all = 0;
-    PMPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm);
+    hp__mpi_offcpu_allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm);
     return all != 0;
 }
 
-/* Exchanges items of `width` bytes: out holds them grouped by destination, counts[d] of
- * them for rank d (size entries, or NULL for none); returns the incoming ones grouped by
- * source (malloc'd) with *in_counts (malloc'd, size entries). NULL (and nothing
- * exchanged, on every rank) when some rank ran out of memory. */
-static char *exchange(const replay *rp, const char *out, const int *counts, size_t width,
-                      int **in_counts)
+/* One kind of item in an exchange: out holds items of `width` bytes grouped by
+ * destination, counts[d] of them for rank d (NULL: none); the exchange fills in with the
+ * incoming ones grouped by source and in_counts (both malloc'd; NULL when this rank ran
+ * out of memory or the exchange failed). */
+typedef struct flow {
+    const void *out;
+    const int *counts;
+    size_t width;
+    void *in;
+    int *in_counts;
+} flow;
+
+/* The items of fl[0] then fl[1] for each destination, in one buffer (NULL when out of
+ * memory). */
+static char *pack_flows(const replay *rp, const flow *fl, long bytes)
+{
+    char *packed = malloc((size_t)bytes + 1), *at = packed;
+    size_t from[2] = { 0, 0 };
+    for (int d = 0; packed != NULL && d < rp->size; d++)
+        for (int k = 0; k < 2; k++) {
+            size_t n = fl[k].counts != NULL ? (size_t)fl[k].counts[d] * fl[k].width : 0;
+            if (n > 0)
+                memcpy(at, (const char *)fl[k].out + from[k], n);
+            at += n;
+            from[k] += n;
+        }
+    return packed;
+}
+
+/* The received bytes, grouped by source as fl[0]'s then fl[1]'s items, into each flow's
+ * own array. A rank out of memory here only loses its own results. */
+static void unpack_flows(const replay *rp, flow *fl, const char *raw, const int *ic)
+{
+    size_t total[2] = { 0, 0 }, to[2] = { 0, 0 };
+    for (int s = 0; s < rp->size; s++)
+        for (int k = 0; k < 2; k++)
+            total[k] += (size_t)ic[2 * s + k];
+    for (int k = 0; k < 2; k++) {
+        fl[k].in = malloc(total[k] * fl[k].width + 1);
+        fl[k].in_counts = malloc((size_t)rp->size * sizeof(int));
+    }
+    if (!fl[0].in || !fl[1].in || !fl[0].in_counts || !fl[1].in_counts) {
+        for (int k = 0; k < 2; k++) {
+            free(fl[k].in), free(fl[k].in_counts);
+            fl[k].in = fl[k].in_counts = NULL;
+        }
+        return;
+    }
+    for (int s = 0; s < rp->size; s++)
+        for (int k = 0; k < 2; k++) {
+            size_t n = (size_t)ic[2 * s + k] * fl[k].width;
+            memcpy((char *)fl[k].in + to[k], raw, n);
+            raw += n;
+            to[k] += n;
+            fl[k].in_counts[s] = ic[2 * s + k];
+        }
+}
+
+/* Exchanges the items of two flows at once: one Alltoall of their counts (-1 from a
+ * rank that cannot send, which every rank receives), one Allreduce on whether all could
+ * take theirs, one Alltoallv of the bytes. Returns 0, or -1 (every in NULL on every
+ * rank) when some rank could not send or receive. */
+static int exchange(const replay *rp, flow *fl)
 {
     int n = rp->size;
-    int *sc = calloc((size_t)n, sizeof(int)), *sd = calloc((size_t)n, sizeof(int));
-    int *rd = calloc((size_t)n, sizeof(int)), *ic = calloc((size_t)n, sizeof(int));
-    char *in = NULL;
-    *in_counts = NULL;
-    bool ok = sc && sd && rd && ic;
-    long total_out = 0, total_in = 0;
-    for (int d = 0; ok && counts != NULL && d < n; d++)
-        total_out += sc[d] = counts[d];
-    if (!all_ok(rp->comm, ok && total_out * (long)width <= INT32_MAX))
-        goto out;
-    PMPI_Alltoall(sc, 1, MPI_INT, ic, 1, MPI_INT, rp->comm);
-    for (int s = 0; s < n; s++)
-        total_in += ic[s];
-    ok = total_in * (long)width <= INT32_MAX && (in = malloc(total_in * width + 1)) != NULL;
-    if (!all_ok(rp->comm, ok))
-        goto out;
-    for (int d = 0, at = 0; d < n; d++) {
-        sd[d] = at * (int)width;
-        at += sc[d];
-        sc[d] *= (int)width;
+    int *sc = rp->scratch, *ic = sc + 2 * n, *sb = ic + 2 * n, *sd = sb + n, *rb = sd + n,
+        *rd = rb + n;
+    long out_bytes = 0, in_bytes = 0;
+    fl[0].in = fl[1].in = NULL;
+    fl[0].in_counts = fl[1].in_counts = NULL;
+    for (int d = 0; d < n; d++)
+        for (int k = 0; k < 2; k++) {
+            sc[2 * d + k] = fl[k].counts != NULL ? fl[k].counts[d] : 0;
+            out_bytes += sc[2 * d + k] * (long)fl[k].width;
+        }
+    char *packed = out_bytes <= INT32_MAX ? pack_flows(rp, fl, out_bytes) : NULL;
+    for (int d = 0; packed == NULL && d < n; d++)
+        sc[2 * d] = -1;
+    hp__mpi_offcpu_alltoall(sc, 2, MPI_INT, ic, 2, MPI_INT, rp->comm);
+    bool ok = packed != NULL;
+    for (int s = 0; s < n; s++) {
+        ok = ok && ic[2 * s] >= 0;
+        in_bytes += ic[2 * s] * (long)fl[0].width + ic[2 * s + 1] * (long)fl[1].width;
     }
-    for (int s = 0, at = 0; s < n; s++) {
-        rd[s] = at * (int)width;
-        at += ic[s];
-        ic[s] *= (int)width;
+    char *raw = ok && in_bytes <= INT32_MAX ? malloc((size_t)in_bytes + 1) : NULL;
+    if (!all_ok(rp->comm, raw != NULL)) {
+        free(packed);
+        free(raw);
+        return -1;
     }
-    PMPI_Alltoallv(out, sc, sd, MPI_BYTE, in, ic, rd, MPI_BYTE, rp->comm);
-    for (int s = 0; s < n; s++)
-        ic[s] /= (int)width;
-    *in_counts = ic;
-    ic = NULL;
-out:
-    if (*in_counts == NULL) {
-        free(in);
-        in = NULL;
+    for (int p = 0, out_at = 0, in_at = 0; p < n; p++) {
+        sb[p] = (int)(sc[2 * p] * fl[0].width + sc[2 * p + 1] * fl[1].width);
+        rb[p] = (int)(ic[2 * p] * fl[0].width + ic[2 * p + 1] * fl[1].width);
+        sd[p] = out_at;
+        rd[p] = in_at;
+        out_at += sb[p];
+        in_at += rb[p];
     }
-    free(sc);
-    free(sd);
-    free(rd);
-    free(ic);
-    return in;
+    hp__mpi_offcpu_alltoallv(packed, sb, sd, MPI_BYTE, raw, rb, rd, MPI_BYTE, rp->comm);
+    unpack_flows(rp, fl, raw, ic);
+    free(packed);
+    free(raw);
+    return 0;
 }
 
 /* ------------------------------------------------------------------ replay: p2p */
@@ -539,25 +623,12 @@ out:
     return replies;
 }
 
-/* The replies were filled in message order, which is grouped by source: already in the
- * layout exchange() wants. */
-static void replay_p2p(const replay *rp, p2p_stats *st)
+/* Late Receiver from the replies of the backward flow. */
+static void charge_late_receivers(const replay *rp, const recv_reply *back, const int *counts)
 {
-    int *counts = calloc((size_t)rp->size, sizeof(int));
-    int *reply_counts = calloc((size_t)rp->size, sizeof(int));
-    sent_msg *out = counts != NULL ? pack_sends(rp, counts) : NULL;
-    int *in_counts = NULL, *back_counts = NULL;
-    sent_msg *in = (sent_msg *)exchange(rp, (const char *)out, out != NULL ? counts : NULL,
-                                        sizeof(sent_msg), &in_counts);
-    recv_reply *replies = NULL;
-    if (in != NULL && reply_counts != NULL)
-        replies = match_receives(rp, in, in_counts, reply_counts, st);
-    recv_reply *back = (recv_reply *)exchange(rp, (const char *)replies,
-                                              replies != NULL ? reply_counts : NULL,
-                                              sizeof(recv_reply), &back_counts);
     size_t nback = 0;
     for (int s = 0; back != NULL && s < rp->size; s++)
-        nback += (size_t)back_counts[s];
+        nback += (size_t)counts[s];
     for (size_t k = 0; k < nback; k++) {
         if (back[k].index >= hp_ws_count())
             continue;
@@ -565,14 +636,6 @@ static void replay_p2p(const replay *rp, p2p_stats *st)
         double enter = seconds(rp, r->enter), exit = seconds(rp, hp_ws_exit(r));
         hp_ws_charge(r, HP_WSM_LATE_RECEIVER, clamp(back[k].enter - enter, exit - enter));
     }
-    free(counts);
-    free(reply_counts);
-    free(out);
-    free(in);
-    free(in_counts);
-    free(replies);
-    free(back);
-    free(back_counts);
 }
 
 /* ------------------------------------------------------------------ replay: collectives */
@@ -612,147 +675,320 @@ static void charge_collective(const replay *rp, const hp_ws_record *r, const dou
     }
 }
 
-/* Replays the collectives this rank made on local communicator `local`, rebuilt as c
- * (this rank is crank of csize): the first n of them, n being the fewest any member
- * kept. Collective over c. */
-static void replay_comm(const replay *rp, MPI_Comm c, uint32_t local, int crank, int csize)
+/* Whether r is the root's record of a rooted collective, this rank being crank of its
+ * communicator (compared by rank: two ranks may enter at the same time). */
+static bool is_root(const hp_ws_record *r, int crank)
 {
-    size_t total = hp_ws_count();
-    size_t *idx = malloc((total + 1) * sizeof(size_t));
-    long mine[2] = { 0, 0 }, agreed[2] = { 0, 0 }; /* count, minus "has a scan" */
-    for (size_t i = 0; idx != NULL && i < total; i++) {
-        const hp_ws_record *r = hp_ws_at(i);
-        if (r->kind == HP_WS_COLL && r->comm == local) {
-            idx[mine[0]++] = i;
-            if (r->tag == HP_WS_SCAN)
-                mine[1] = -1;
-        }
-    }
-    if (idx == NULL)
-        mine[0] = mine[1] = 0;
-    /* Whether to Scan is agreed on: a rank whose scan was not kept must still come. */
-    PMPI_Allreduce(mine, agreed, 2, MPI_LONG, MPI_MIN, c);
-    long n = agreed[0];
-    double *v = n > 0 ? malloc((size_t)n * 9 * sizeof(double)) : NULL;
-    if (n == 0 || !all_ok(c, v != NULL && n < INT32_MAX / 8)) {
-        free(idx);
-        free(v);
-        return;
-    }
-    double *red = v + 4 * n, *scan = v + 8 * n;
-    bool any_scan = agreed[1] != 0;
-    for (long k = 0; k < n; k++) {
-        const hp_ws_record *r = hp_ws_at(idx[k]);
-        double enter = seconds(rp, r->enter);
-        bool has_root = r->tag == HP_WS_1TON || r->tag == HP_WS_NTO1;
-        bool root = has_root && r->peer == crank;
-        v[4 * k] = enter;
-        v[4 * k + 1] = -seconds(rp, hp_ws_exit(r));
-        v[4 * k + 2] = has_root && !root ? -enter : -HUGE_VAL;
-        v[4 * k + 3] = root ? enter : -HUGE_VAL;
-        if (r->flags & HP_WS_NO_TIMES) /* neutral in every maximum */
-            v[4 * k] = v[4 * k + 1] = v[4 * k + 2] = v[4 * k + 3] = -HUGE_VAL;
-    }
-    PMPI_Allreduce(v, red, (int)(4 * n), MPI_DOUBLE, MPI_MAX, c);
-    if (any_scan) {
-        for (long k = 0; k < n; k++)
-            red[k] = v[4 * k]; /* the enters, contiguous (red is refilled below) */
-        PMPI_Scan(red, scan, (int)n, MPI_DOUBLE, MPI_MAX, c);
-        PMPI_Allreduce(v, red, (int)(4 * n), MPI_DOUBLE, MPI_MAX, c);
-    }
-    for (long k = 0; k < n; k++) {
-        const hp_ws_record *r = hp_ws_at(idx[k]);
-        bool root = (r->tag == HP_WS_1TON || r->tag == HP_WS_NTO1) && r->peer == crank;
-        if (!(r->flags & HP_WS_NO_TIMES))
-            charge_collective(rp, r, &red[4 * k], any_scan ? scan[k] : 0, csize, root);
-    }
-    free(idx);
-    free(v);
+    return (r->tag == HP_WS_1TON || r->tag == HP_WS_NTO1) && r->peer == crank;
 }
 
-typedef struct comm_ref {
+/* Charges r unless it is a placeholder, which takes its instance but has no times. */
+static void charge_instance(const replay *rp, const hp_ws_record *r, const double *red,
+                            double scan_max, int csize, int crank)
+{
+    if (!(r->flags & HP_WS_NO_TIMES))
+        charge_collective(rp, r, red, scan_max, csize, is_root(r, crank));
+}
+
+/* The four values of one instance that the members reduce with MAX (charge_collective's
+ * red), for this rank as rank crank of the communicator; a placeholder's are neutral in
+ * every maximum. */
+static void coll_values(const replay *rp, const hp_ws_record *r, int crank, double *v)
+{
+    if (r->flags & HP_WS_NO_TIMES) {
+        v[0] = v[1] = v[2] = v[3] = -HUGE_VAL;
+        return;
+    }
+    double enter = seconds(rp, r->enter);
+    bool has_root = r->tag == HP_WS_1TON || r->tag == HP_WS_NTO1;
+    bool root = is_root(r, crank);
+    v[0] = enter;
+    v[1] = -seconds(rp, hp_ws_exit(r));
+    v[2] = has_root && !root ? -enter : -HUGE_VAL;
+    v[3] = root ? enter : -HUGE_VAL;
+}
+
+/* A communicator this rank made collectives on: its records (idx, n of them). */
+typedef struct comm_colls {
     uint64_t key;
-    uint32_t local;
-} comm_ref;
+    const int32_t *members; /* world ranks in its rank order (NULL for WORLD) */
+    uint32_t nmembers;
+    int crank; /* this rank's rank in it */
+    size_t *idx, n;
+} comm_colls;
+
+/* This rank's collectives on local communicator `local`, in the order it made them. */
+static int collect(comm_colls *c, uint32_t local)
+{
+    size_t total = hp_ws_count();
+    c->n = 0;
+    c->idx = malloc((total + 1) * sizeof(size_t));
+    if (c->idx == NULL)
+        return -1;
+    for (size_t i = 0; i < total; i++) {
+        const hp_ws_record *r = hp_ws_at(i);
+        if (r->kind == HP_WS_COLL && r->comm == local)
+            c->idx[c->n++] = i;
+    }
+    return 0;
+}
+
+/* MPI_COMM_WORLD's collectives, the first n of them (n: the fewest any rank kept, agreed
+ * by the opening reduction): one Allreduce of the enter/exit times of all of them, and
+ * one Scan when some rank made an MPI_Scan/Exscan there (agreed there too), started before the exchanges and finished
+ * after them (finish_world), so that they overlap. v has room for 10 * n doubles
+ * (allocated before the agreement, so that no rank fails after it). */
+typedef struct world_replay {
+    long n;
+    double *v;
+    bool any_scan;
+    MPI_Request req[2];
+} world_replay;
+
+static void start_world(const replay *rp, const comm_colls *w, world_replay *wr)
+{
+    long n = wr->n;
+    wr->req[0] = wr->req[1] = MPI_REQUEST_NULL;
+    if (n <= 0)
+        return;
+    double *v = wr->v, *red = v + 4 * n, *enters = v + 8 * n, *scan = v + 9 * n;
+    for (long k = 0; k < n; k++) {
+        const hp_ws_record *r = hp_ws_at(w->idx[k]);
+        coll_values(rp, r, rp->rank, &v[4 * k]);
+        enters[k] = v[4 * k];
+    }
+    PMPI_Iallreduce(v, red, (int)(4 * n), MPI_DOUBLE, MPI_MAX, rp->comm, &wr->req[0]);
+    if (wr->any_scan)
+        PMPI_Iscan(enters, scan, (int)n, MPI_DOUBLE, MPI_MAX, rp->comm, &wr->req[1]);
+}
+
+static void finish_world(const replay *rp, const comm_colls *w, world_replay *wr)
+{
+    long n = wr->n;
+    if (n <= 0)
+        return;
+    hp__mpi_offcpu_wait(&wr->req[0], MPI_STATUS_IGNORE);
+    hp__mpi_offcpu_wait(&wr->req[1], MPI_STATUS_IGNORE); /* MPI_REQUEST_NULL: at once */
+    const double *red = wr->v + 4 * n, *scan = wr->v + 9 * n;
+    for (long k = 0; k < n; k++)
+        charge_instance(rp, hp_ws_at(w->idx[k]), &red[4 * k], wr->any_scan ? scan[k] : 0,
+                        rp->size, rp->rank);
+}
+
+/* The sub-communicators' collectives go to each one's leader (its rank 0) in the
+ * forward exchange and their job-wide values come back in the backward one: no
+ * communicator is rebuilt and no collective is added per communicator. */
+typedef struct coll_up { /* one instance, from a member to the leader */
+    uint64_t key;
+    uint32_t k, crank;
+    double v[4];
+} coll_up;
+
+typedef struct coll_down { /* its reduction, from the leader to a member */
+    uint64_t key;
+    uint32_t k, pad;
+    double red[4];
+    double scan; /* the latest enter of the members up to this one */
+} coll_down;
+
+typedef struct subs {
+    comm_colls *c; /* sorted by key */
+    size_t n;
+} subs;
 
 static int by_key(const void *a, const void *b)
 {
-    uint64_t x = ((const comm_ref *)a)->key, y = ((const comm_ref *)b)->key;
+    uint64_t x = ((const comm_colls *)a)->key, y = ((const comm_colls *)b)->key;
     return x < y ? -1 : x > y;
 }
 
-/* A communicator of the program, rebuilt from its members (world ranks) on the
- * transport's communicator; MPI_COMM_NULL when that failed. Collective over the members. */
-static MPI_Comm rebuild(const replay *rp, uint64_t key, const int32_t *members, uint32_t n)
+static const comm_colls *find_sub(const subs *s, uint64_t key)
 {
-    MPI_Group world, group;
-    MPI_Comm c = MPI_COMM_NULL;
-    int tag = (int)((key ^ (key >> 32)) & 0x3fff) + 1;
-    if (PMPI_Comm_group(rp->comm, &world) != MPI_SUCCESS)
-        return MPI_COMM_NULL;
-    if (PMPI_Group_incl(world, (int)n, (const int *)members, &group) == MPI_SUCCESS) {
-        if (PMPI_Comm_create_group(rp->comm, group, tag, &c) != MPI_SUCCESS)
-            c = MPI_COMM_NULL;
-        PMPI_Group_free(&group);
-    }
-    PMPI_Group_free(&world);
-    return c;
+    comm_colls probe = { .key = key };
+    return s->n > 0 ? bsearch(&probe, s->c, s->n, sizeof(comm_colls), by_key) : NULL;
 }
 
-/* Every communicator this rank belongs to, in the order of the job-wide keys (WORLD
- * first). Sub-communicators only when no rank lost one from its registry (a member that
- * lost one would not come). */
-static void replay_collectives(const replay *rp)
+static void release_subs(subs *s)
 {
-    bool subs = all_ok(rp->comm, hp_mpi_comms_lost() == 0);
-    uint32_t end = subs ? hp_mpi_comm_end() : HP_MPI_COMM_FIRST_ID;
-    comm_ref *refs = malloc((end + 1) * sizeof(comm_ref));
-    size_t n = 0;
-    if (!all_ok(rp->comm, refs != NULL)) {
-        free(refs);
-        return;
-    }
+    for (size_t i = 0; s->c != NULL && i < s->n; i++)
+        free(s->c[i].idx);
+    free(s->c);
+    s->c = NULL;
+    s->n = 0;
+}
+
+/* The registered intracommunicators with more than one member that this rank is in. */
+static int find_subs(const replay *rp, subs *s)
+{
+    uint32_t end = hp_mpi_comm_end();
+    s->n = 0;
+    s->c = calloc((size_t)(end > HP_MPI_COMM_FIRST_ID ? end - HP_MPI_COMM_FIRST_ID : 0) + 1,
+                  sizeof(comm_colls));
+    if (s->c == NULL)
+        return -1;
     for (uint32_t id = HP_MPI_COMM_FIRST_ID; id < end; id++) {
-        const int32_t *members;
-        uint32_t nm;
-        if (hp_mpi_comm_info(id, &refs[n].key, &members, &nm) == 0 && nm > 1)
-            refs[n++].local = id;
-    }
-    qsort(refs, n, sizeof(comm_ref), by_key);
-    replay_comm(rp, rp->comm, HP_MPI_COMM_WORLD_ID, rp->rank, rp->size);
-    for (size_t i = 0; i < n; i++) {
-        const int32_t *members;
-        uint32_t nm;
-        uint64_t key;
-        hp_mpi_comm_info(refs[i].local, &key, &members, &nm);
-        int crank = -1;
-        for (uint32_t k = 0; k < nm; k++)
-            if (members[k] == rp->rank)
-                crank = (int)k;
-        MPI_Comm c = crank >= 0 ? rebuild(rp, key, members, nm) : MPI_COMM_NULL;
-        if (c == MPI_COMM_NULL)
+        comm_colls *c = &s->c[s->n];
+        if (hp_mpi_comm_info(id, &c->key, &c->members, &c->nmembers) < 0 || c->nmembers < 2)
             continue;
-        replay_comm(rp, c, refs[i].local, crank, (int)nm);
-        PMPI_Comm_free(&c);
+        c->crank = -1;
+        for (uint32_t k = 0; k < c->nmembers; k++)
+            if (c->members[k] == rp->rank)
+                c->crank = (int)k;
+        if (c->crank < 0)
+            continue;
+        s->n++;
+        if (collect(c, id) < 0)
+            return -1;
     }
-    free(refs);
+    qsort(s->c, s->n, sizeof(comm_colls), by_key);
+    return 0;
+}
+
+/* The upward flow: every instance of every sub-communicator's collectives, to its
+ * leader's world rank (NULL, counts 0 when out of memory). */
+static coll_up *pack_up(const replay *rp, const subs *s, int *counts)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        counts[s->c[i].members[0]] += (int)s->c[i].n;
+        total += s->c[i].n;
+    }
+    coll_up *out = malloc((total + 1) * sizeof(coll_up));
+    int *at = calloc((size_t)rp->size, sizeof(int));
+    for (int d = 0, sum = 0; at != NULL && d < rp->size; d++) {
+        at[d] = sum;
+        sum += counts[d];
+    }
+    for (size_t i = 0; out != NULL && at != NULL && i < s->n; i++) {
+        const comm_colls *c = &s->c[i];
+        for (size_t k = 0; k < c->n; k++) {
+            coll_up *u = &out[at[c->members[0]]++];
+            *u = (coll_up){ c->key, (uint32_t)k, (uint32_t)c->crank, { 0, 0, 0, 0 } };
+            coll_values(rp, hp_ws_at(c->idx[k]), c->crank, u->v);
+        }
+    }
+    if (out == NULL || at == NULL) {
+        free(out);
+        out = NULL;
+        memset(counts, 0, (size_t)rp->size * sizeof(int));
+    }
+    free(at);
+    return out;
+}
+
+static int by_instance(const void *a, const void *b)
+{
+    const coll_up *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    if (x->k != y->k)
+        return x->k < y->k ? -1 : 1;
+    return x->crank < y->crank ? -1 : x->crank > y->crank;
+}
+
+/* One instance whose nm members all sent theirs (up[0..nm-1], by rank): its reduction
+ * to each member, appended to down with the member's world rank in dest. */
+static void reduce_instance(const comm_colls *c, const coll_up *up, coll_down *down,
+                            int *dest, size_t *nd)
+{
+    coll_down r = { c->key, up[0].k, 0, { -HUGE_VAL, -HUGE_VAL, -HUGE_VAL, -HUGE_VAL }, 0 };
+    for (uint32_t m = 0; m < c->nmembers; m++)
+        for (int j = 0; j < 4; j++)
+            r.red[j] = up[m].v[j] > r.red[j] ? up[m].v[j] : r.red[j];
+    double scan = -HUGE_VAL;
+    for (uint32_t m = 0; m < c->nmembers; m++) {
+        scan = up[m].v[0] > scan ? up[m].v[0] : scan;
+        r.scan = scan;
+        dest[*nd] = c->members[m];
+        down[(*nd)++] = r;
+    }
+}
+
+/* At a leader: the incoming instances reduced per communicator, the first n of each (n
+ * the fewest any member kept), as the downward flow by destination. */
+static coll_down *reduce_up(const replay *rp, const subs *s, coll_up *in, const int *in_counts,
+                            int *counts)
+{
+    size_t total = 0, nd = 0;
+    for (int p = 0; in != NULL && p < rp->size; p++)
+        total += (size_t)in_counts[p];
+    qsort(in, total, sizeof(coll_up), by_instance);
+    coll_down *down = malloc((total + 1) * sizeof(coll_down));
+    coll_down *out = malloc((total + 1) * sizeof(coll_down));
+    int *dest = malloc((total + 1) * sizeof(int)), *at = calloc((size_t)rp->size, sizeof(int));
+    for (size_t i = 0; down && out && dest && at && i < total;) {
+        size_t j = i;
+        while (j < total && in[j].key == in[i].key && in[j].k == in[i].k)
+            j++;
+        const comm_colls *c = find_sub(s, in[i].key);
+        bool whole = c != NULL && c->members[0] == rp->rank && j - i == c->nmembers;
+        for (size_t m = i; whole && m < j; m++)
+            whole = in[m].crank == m - i; /* each member once */
+        if (whole)
+            reduce_instance(c, &in[i], down, dest, &nd);
+        i = j;
+    }
+    for (size_t i = 0; at != NULL && dest != NULL && i < nd; i++)
+        counts[dest[i]]++;
+    for (int d = 0, sum = 0; at != NULL && d < rp->size; d++) {
+        at[d] = sum;
+        sum += counts[d];
+    }
+    for (size_t i = 0; out != NULL && at != NULL && dest != NULL && i < nd; i++)
+        out[at[dest[i]]++] = down[i];
+    if (!down || !out || !dest || !at) {
+        free(out);
+        out = NULL;
+        memset(counts, 0, (size_t)rp->size * sizeof(int));
+    }
+    free(down);
+    free(dest);
+    free(at);
+    return out;
+}
+
+/* At a member: the reductions of its sub-communicators' instances. */
+static void charge_down(const replay *rp, const subs *s, const coll_down *in,
+                        const int *in_counts)
+{
+    size_t total = 0;
+    for (int p = 0; in != NULL && p < rp->size; p++)
+        total += (size_t)in_counts[p];
+    for (size_t i = 0; i < total; i++) {
+        const comm_colls *c = find_sub(s, in[i].key);
+        if (c != NULL && in[i].k < c->n)
+            charge_instance(rp, hp_ws_at(c->idx[in[i].k]), in[i].red, in[i].scan,
+                            (int)c->nmembers, c->crank);
+    }
 }
 
 /* ------------------------------------------------------------------ replay: entry */
 
-/* The job's coverage, on rank 0 as the note of the summary. Placeholders count as
- * calls not kept. */
-static void state_coverage(const replay *rp, const p2p_stats *st)
+/* The job's coverage, summed to rank 0 while the world's collectives finish. */
+typedef struct coverage {
+    uint64_t mine[5], sum[5]; /* kept, dropped, receives, matched, placeholders */
+    bool hosts; /* the ranks ran on several hosts (from the opening reduction) */
+    MPI_Request req;
+} coverage;
+
+static void start_coverage(const replay *rp, const p2p_stats *st, bool hosts, coverage *cv)
 {
-    uint64_t mine[5] = { hp_ws_count(), hp_ws_dropped(), st->receives, st->matched, 0 };
-    uint64_t sum[5] = { 0, 0, 0, 0, 0 };
-    for (size_t i = 0; i < mine[0]; i++)
-        mine[4] += (hp_ws_at(i)->flags & HP_WS_NO_TIMES) != 0;
-    PMPI_Reduce(mine, sum, 5, MPI_UINT64_T, MPI_SUM, 0, rp->comm);
-    uint64_t host = hp_mpi_host_key(rp->rank), keys[2] = { host, ~host }, least[2] = { 0, 0 };
-    PMPI_Reduce(keys, least, 2, MPI_UINT64_T, MPI_MIN, 0, rp->comm);
+    *cv = (coverage){ { hp_ws_count(), hp_ws_dropped(), st->receives, st->matched, 0 },
+                      { 0, 0, 0, 0, 0 },
+                      hosts,
+                      MPI_REQUEST_NULL };
+    for (size_t i = 0; i < cv->mine[0]; i++)
+        cv->mine[4] += (hp_ws_at(i)->flags & HP_WS_NO_TIMES) != 0;
+    PMPI_Ireduce(cv->mine, cv->sum, 5, MPI_UINT64_T, MPI_SUM, 0, rp->comm, &cv->req);
+}
+
+/* Rank 0 states it as the note of the summary. Placeholders count as calls not kept. */
+static void state_coverage(const replay *rp, coverage *cv)
+{
+    hp__mpi_offcpu_wait(&cv->req, MPI_STATUS_IGNORE);
     if (rp->rank != 0)
         return;
+    const uint64_t *sum = cv->sum;
     uint64_t calls = sum[0] + sum[1];
     char text[1024], unseen[192] = "";
     if (sum[4] > 0)
@@ -770,11 +1006,77 @@ static void state_coverage(const replay *rp, const p2p_stats *st)
                           "(HP_TOTAL_MEMORY): patterns cover the kept part"
                         : "",
              unseen, (unsigned long long)sum[3], (unsigned long long)sum[2],
-             least[0] != ~least[1] ? "; the ranks ran on several hosts, whose clocks are "
-                                     "compared unsynchronised: patterns between ranks of "
-                                     "different hosts are unreliable (doc/wait-states.md)"
-                                   : "");
+             cv->hosts ? "; the ranks ran on several hosts, whose clocks "
+                                             "are compared unsynchronised: patterns between "
+                                             "ranks of different hosts are unreliable "
+                                             "(doc/wait-states.md)"
+                                           : "");
     hp_ws_set_note(text);
+}
+
+/* What a rank prepares before the opening reduction, so that nothing it needs later can
+ * fail on one rank only. */
+typedef struct prepared {
+    comm_colls world;
+    double *world_v; /* 10 doubles per world collective */
+    subs subs;
+    int *counts; /* 4 * size: the flows' counts */
+} prepared;
+
+static bool prepare(replay *rp, prepared *pr)
+{
+    size_t n = (size_t)rp->size;
+    rp->scratch = malloc(8 * n * sizeof(int));
+    pr->counts = calloc(4 * n, sizeof(int));
+    bool ok = rp->scratch != NULL && pr->counts != NULL &&
+              collect(&pr->world, HP_MPI_COMM_WORLD_ID) == 0 && pr->world.n < INT32_MAX / 8;
+    pr->world_v = ok ? malloc((10 * pr->world.n + 1) * sizeof(double)) : NULL;
+    return ok && pr->world_v != NULL && find_subs(rp, &pr->subs) == 0;
+}
+
+static void release_prepared(replay *rp, prepared *pr)
+{
+    free(rp->scratch);
+    free(pr->counts);
+    free(pr->world.idx);
+    free(pr->world_v);
+    release_subs(&pr->subs);
+}
+
+/* The forward exchange carries the sends and the sub-communicators' instances to their
+ * leaders; the backward one the replies to blocking senders and the leaders'
+ * reductions. */
+static void replay_exchanges(const replay *rp, const prepared *pr, p2p_stats *st)
+{
+    int n = rp->size;
+    int *sent_counts = pr->counts, *up_counts = sent_counts + n;
+    int *reply_counts = up_counts + n, *down_counts = reply_counts + n;
+    sent_msg *sends = pack_sends(rp, sent_counts);
+    coll_up *ups = pack_up(rp, &pr->subs, up_counts);
+    flow fwd[2] = { { sends, sends != NULL ? sent_counts : NULL, sizeof(sent_msg), 0, 0 },
+                    { ups, ups != NULL ? up_counts : NULL, sizeof(coll_up), 0, 0 } };
+    exchange(rp, fwd);
+    recv_reply *replies = fwd[0].in != NULL
+                              ? match_receives(rp, fwd[0].in, fwd[0].in_counts, reply_counts, st)
+                              : NULL;
+    coll_down *downs = fwd[1].in != NULL
+                           ? reduce_up(rp, &pr->subs, fwd[1].in, fwd[1].in_counts, down_counts)
+                           : NULL;
+    flow back[2] = {
+        { replies, replies != NULL ? reply_counts : NULL, sizeof(recv_reply), 0, 0 },
+        { downs, downs != NULL ? down_counts : NULL, sizeof(coll_down), 0, 0 }
+    };
+    exchange(rp, back);
+    charge_late_receivers(rp, back[0].in, back[0].in_counts);
+    charge_down(rp, &pr->subs, back[1].in, back[1].in_counts);
+    for (int k = 0; k < 2; k++) {
+        free(fwd[k].in), free(fwd[k].in_counts);
+        free(back[k].in), free(back[k].in_counts);
+    }
+    free(sends);
+    free(ups);
+    free(replies);
+    free(downs);
 }
 
 void hp__mpi_ws_replay(const hp_transport *t)
@@ -782,16 +1084,43 @@ void hp__mpi_ws_replay(const hp_transport *t)
     (void)t;
     if (!hp_ws_on)
         return;
-    replay rp = { hp__mpi_transport_comm(), 0, 1, UINT64_MAX, hp_timer_ticks_per_second() };
+    hp_finalize_phase previous = hp_finalize_phase_enter(HP_PHASE_REPLAY);
+    replay rp = { hp__mpi_transport_comm(), 0, 1, UINT64_MAX, hp_timer_ticks_per_second(),
+                  NULL };
+    prepared pr = { 0 };
     PMPI_Comm_rank(rp.comm, &rp.rank);
     PMPI_Comm_size(rp.comm, &rp.size);
-    uint64_t first = UINT64_MAX;
+    bool ok = prepare(&rp, &pr);
+    /* The opening reduction, all MIN: the job's earliest record (placeholders have no
+     * times), whether every rank could prepare, whether no rank lost a communicator from
+     * its registry (a member that lost one would not take part in its replay), the fewest
+     * world collectives any rank kept, 0 when some rank made a world MPI_Scan/Exscan
+     * (a rank whose own was not kept must still take part in the Scan), and the least
+     * host key and its complement's (the ranks ran on one host when they agree). */
+    uint64_t host = hp_mpi_host_key(rp.rank);
+    uint64_t mine[7] = { UINT64_MAX, ok, hp_mpi_comms_lost() == 0, ok ? pr.world.n : 0, 1,
+                         host, ~host };
+    uint64_t all[7] = { 0, 0, 0, 0, 0, 0, 0 };
     for (size_t i = 0, n = hp_ws_count(); i < n; i++)
-        if (hp_ws_at(i)->enter < first && !(hp_ws_at(i)->flags & HP_WS_NO_TIMES))
-            first = hp_ws_at(i)->enter;
-    PMPI_Allreduce(&first, &rp.base, 1, MPI_UINT64_T, MPI_MIN, rp.comm);
+        if (hp_ws_at(i)->enter < mine[0] && !(hp_ws_at(i)->flags & HP_WS_NO_TIMES))
+            mine[0] = hp_ws_at(i)->enter;
+    for (size_t k = 0; ok && k < pr.world.n; k++)
+        if (hp_ws_at(pr.world.idx[k])->tag == HP_WS_SCAN)
+            mine[4] = 0;
+    hp__mpi_offcpu_allreduce(mine, all, 7, MPI_UINT64_T, MPI_MIN, rp.comm);
+    rp.base = all[0];
     p2p_stats st = { 0, 0 };
-    replay_p2p(&rp, &st);
-    replay_collectives(&rp);
-    state_coverage(&rp, &st);
+    world_replay wr = { all[1] ? (long)all[3] : 0, pr.world_v, all[4] == 0, { 0, 0 } };
+    coverage cv;
+    start_world(&rp, &pr.world, &wr);
+    if (all[1]) {
+        if (!all[2])
+            release_subs(&pr.subs); /* sub-communicators are left out on every rank */
+        replay_exchanges(&rp, &pr, &st);
+    }
+    start_coverage(&rp, &st, all[5] != ~all[6], &cv);
+    finish_world(&rp, &pr.world, &wr);
+    state_coverage(&rp, &cv);
+    release_prepared(&rp, &pr);
+    hp_finalize_phase_leave(previous);
 }

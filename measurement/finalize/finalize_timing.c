@@ -105,13 +105,14 @@ static void say(const char *what, int ranks, const uint64_t *mine, const uint64_
 {
     const double s = 1e-9;
     hp_log(HP_LOG_DEBUG, "finalize %s: ranks=%d total=%.6f unify=%.6f merge=%.6f cube=%.6f "
-           "trace=%.6f wait=%.6f max: total=%.6f unify=%.6f merge=%.6f cube=%.6f trace=%.6f "
-           "wait=%.6f%s", what, ranks, (double)mine[HP_PHASE_NONE] * s,
+           "trace=%.6f replay=%.6f wait=%.6f max: total=%.6f unify=%.6f merge=%.6f cube=%.6f "
+           "trace=%.6f replay=%.6f wait=%.6f%s", what, ranks, (double)mine[HP_PHASE_NONE] * s,
            (double)mine[HP_PHASE_UNIFY] * s, (double)mine[HP_PHASE_MERGE] * s,
            (double)mine[HP_PHASE_CUBE] * s, (double)mine[HP_PHASE_TRACE] * s,
-           (double)mine[HP_PHASE_WAIT] * s, (double)max[HP_PHASE_NONE] * s,
-           (double)max[HP_PHASE_UNIFY] * s, (double)max[HP_PHASE_MERGE] * s,
-           (double)max[HP_PHASE_CUBE] * s, (double)max[HP_PHASE_TRACE] * s,
+           (double)mine[HP_PHASE_REPLAY] * s, (double)mine[HP_PHASE_WAIT] * s,
+           (double)max[HP_PHASE_NONE] * s, (double)max[HP_PHASE_UNIFY] * s,
+           (double)max[HP_PHASE_MERGE] * s, (double)max[HP_PHASE_CUBE] * s,
+           (double)max[HP_PHASE_TRACE] * s, (double)max[HP_PHASE_REPLAY] * s,
            (double)max[HP_PHASE_WAIT] * s, tail);
 }
 

@@ -1,14 +1,15 @@
 /*
  * Where the end of a run spends its time (finalize_timing.c): the finalize driver, the
- * transport and the trace step charge their time to one of five phases, so that a slow
- * finalize at many ranks says whether it unified, merged, wrote or waited. Each moment
- * is charged to exactly one phase: entering a phase ends the one before, and leaving it
- * resumes that one, so a wait inside the trace step counts as waiting, not as writing.
+ * transport, the wait-state replay and the trace step charge their time to one of six
+ * phases, so that a slow finalize at many ranks says whether it unified, merged, wrote,
+ * replayed or waited. Each moment is charged to exactly one phase: entering a phase ends
+ * the one before, and leaving it resumes that one, so a wait inside the trace step or
+ * the replay counts as waiting, not as writing or replaying.
  *
  * The split is reported with HP_VERBOSE=2, in two debug lines per job from rank 0:
  *   hpmeasure: finalize split: ranks=64 total=0.412000 unify=0.010000 merge=0.004000
- *   cube=0.012000 trace=0.150000 wait=0.236000 max: total=... (the same, largest of any
- *   rank) sent=... received=...
+ *   cube=0.012000 trace=0.150000 replay=0.003000 wait=0.236000 max: total=... (the
+ *   same, largest of any rank) sent=... received=...
  *   hpmeasure: finalize cpu: ranks=64 total=... (the same phases in CPU time)
  * in seconds (wall time, then this thread's CPU time: with more ranks than cores the
  * wall time of a phase is mostly other ranks' turns), then the bytes the tree moved:
@@ -28,6 +29,7 @@ typedef enum hp_finalize_phase {
     HP_PHASE_MERGE,  /* merging two profiles */
     HP_PHASE_CUBE,   /* writing profile.cubex, summary.txt and the rest (rank 0) */
     HP_PHASE_TRACE,  /* writing this rank's OTF2 files and rank 0's global definitions */
+    HP_PHASE_REPLAY, /* the wait-state replay (its collectives' waits are HP_PHASE_WAIT) */
     HP_PHASE_WAIT,   /* blocked on another rank: receives and collectives */
     HP_PHASE_COUNT
 } hp_finalize_phase;

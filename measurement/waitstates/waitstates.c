@@ -75,17 +75,17 @@ static hp_ws_record *take_chunk(size_t c)
     return page;
 }
 
-bool hp_ws_append(const hp_ws_record *r)
+hp_ws_record *hp_ws_append(const hp_ws_record *r)
 {
     size_t i = atomic_fetch_add_explicit(&next_index, 1, memory_order_relaxed);
     size_t c = i / PER_CHUNK;
     if (c >= atomic_load_explicit(&closed_at, memory_order_relaxed))
-        return false;
+        return NULL;
     hp_ws_record *chunk = atomic_load_explicit(&chunks[c], memory_order_acquire);
     if (chunk == NULL && (chunk = take_chunk(c)) == NULL)
-        return false;
+        return NULL;
     chunk[i % PER_CHUNK] = *r;
-    return true;
+    return &chunk[i % PER_CHUNK];
 }
 
 uint32_t hp_ws_next_seq(void)

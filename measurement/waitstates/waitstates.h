@@ -93,9 +93,11 @@ uint32_t hp_ws_next_seq(void);
 /* True when records are kept (HP_WAIT_STATES and an MPI job); set by the MPI adapter. */
 extern bool hp_ws_on;
 
-/* Appends a record (thread-safe, lock-free; no system call). Returns false, counting the
- * call as dropped, when the record's share of the budget is used up. */
-bool hp_ws_append(const hp_ws_record *r);
+/* Appends a record (thread-safe, lock-free; no system call) and returns where it was
+ * kept, so that its exit can be set once the call's own exit stamp is taken (the record
+ * stays where it is until finalize). Returns NULL, counting the call as dropped, when
+ * the record's share of the budget is used up. */
+hp_ws_record *hp_ws_append(const hp_ws_record *r);
 
 /* The kept records, in the order they were appended, and how many calls were dropped. */
 size_t hp_ws_count(void);

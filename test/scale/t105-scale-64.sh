@@ -7,11 +7,12 @@
 # per rank on each MPI call path, and in the trace the length of every one of the 4032
 # MpiIsend and MpiRecv events for its (sender, receiver) pair; otf2check.py passes and
 # matches all 4032 messages; and the finalize split of HP_VERBOSE=2 (rank 0's wall and
-# CPU time per phase) adds up to its total. Slow (tens of seconds): not in `make check`;
-# run with `make check-scale` (doc/testing.md). HP_SCALE_RANKS overrides the 64.
+# CPU time per phase) adds up to its total, the wait-state replay one of the phases.
+# Slow (tens of seconds): not in `make check`; run with `make check-scale`
+# (doc/testing.md). HP_SCALE_RANKS overrides the 64.
 . "$HP_SRCDIR/test/integration/lib.sh"
 . "$PROGRAMS/mpi/mpi-lib.sh"
-plan 14
+plan 15
 OTF2CHECK="$PY $HP_SRCDIR/test/tools/otf2check.py"
 P=${HP_SCALE_RANKS:-64}
 PAIRS=$((P * (P - 1)))
@@ -29,17 +30,23 @@ check "cubecheck.py passes" $CUBECHECK exp/profile.cubex
 
 # The finalize split (HP_VERBOSE=2, measurement/finalize/finalize_timing.h): one line of
 # wall and one of CPU time from rank 0, each moment charged to exactly one phase, so the
-# five phases add up to the total (to the printed microsecond), on rank 0 and as maxima.
+# six phases add up to the total (to the printed microsecond), on rank 0 and as maxima.
 check_eq "finalize split: one wall and one CPU line for $P ranks" \
     "cpu:$P split:$P" \
     "$(sed -n 's/.*finalize \([a-z]*\): ranks=\([0-9]*\).*/\1:\2/p' split.txt | sort | tr '\n' ' ' |
        sed 's/ $//')"
 check "finalize split: the phases add up to the total" awk '{
     for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2]; if ($i == "max:") break }
-    sum = v["unify"] + v["merge"] + v["cube"] + v["trace"] + v["wait"]
+    sum = v["unify"] + v["merge"] + v["cube"] + v["trace"] + v["replay"] + v["wait"]
     if (sum - v["total"] > 0.00001 || v["total"] - sum > 0.00001) {
         print "phases " sum " != total " v["total"] ": " $0; bad = 1 }
     if (v["total"] <= 0) { print "no time: " $0; bad = 1 }
+} END { exit bad || NR != 2 }' split.txt
+# Wait states are on (the default): the replay of 4032 messages is its own phase, with
+# wall and CPU time of its own (its collectives' waits are in wait=).
+check "finalize split: the wait-state replay is a phase of its own" awk '{
+    for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2]; if ($i == "max:") break }
+    if (!("replay" in v) || v["replay"] <= 0) { print "no replay time: " $0; bad = 1 }
 } END { exit bad || NR != 2 }' split.txt
 
 # Profile, per rank r (S = P (P - 1) / 2, the sum of all ranks):

@@ -66,14 +66,14 @@ uint32_t hp_ws_next_seq(void)
     return 0;
 }
 
-void hp__mpi_ws_recv_done(const hp_mpi_frame *f, uint32_t comm, uint32_t seq,
+void hp__mpi_ws_recv_done(hp_mpi_frame *f, uint32_t comm, uint32_t seq,
                           const MPI_Status *status)
 {
     (void)f, (void)comm, (void)seq, (void)status;
     abort(); /* a receive recorded for wait states that are off */
 }
 
-void hp__mpi_ws_start_send(const hp_mpi_frame *f, uint32_t comm, int dest, int tag)
+void hp__mpi_ws_start_send(hp_mpi_frame *f, uint32_t comm, int dest, int tag)
 {
     (void)f, (void)comm, (void)dest, (void)tag;
     abort(); /* a persistent send recorded for wait states that are off */

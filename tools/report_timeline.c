@@ -720,8 +720,10 @@ static void finish_reading(reader *r)
         uint32_t g = r->track_group[i];
         tl->tracks[i].process = strdup(g < r->cap_group_names && r->group_names[g]
                                            ? r->group_names[g] : "process");
-        free(r->state[i].stack);
-        free(r->state[i].bins);
+        if (r->state) {  /* NULL when the definitions could not be read */
+            free(r->state[i].stack);
+            free(r->state[i].bins);
+        }
     }
     for (size_t i = 0; i < r->queue_table_size; i++) {
         msg_queue *q = &r->queues[i];
@@ -776,7 +778,8 @@ static int timeline_read(const char *path, hp_timeline *tl)
         close_open_visits(&r);
     if (rc != 0)
         fprintf(stderr, "hp-report timeline: %s: %s\n", path,
-                r.oom ? "out of memory reading the trace" : "libotf2 could not read the trace");
+                r.oom ? "out of memory reading the trace" : "libotf2 could not read the trace "
+                                   "(damaged or truncated?)");
     finish_reading(&r);
     OTF2_Reader_Close(rd);
     for (size_t i = 0; i < tl->ntracks; i++)

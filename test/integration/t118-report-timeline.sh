@@ -16,7 +16,7 @@
 # Bad input gives exit status 2 and a message naming it.
 . "$HP_SRCDIR/test/integration/lib.sh"
 . "$PROGRAMS/mpi/mpi-lib.sh"
-plan 51
+plan 52
 TECHECK="$PY $HP_SRCDIR/test/tools/trace_event_check.py"
 READER2="$PY $HP_SRCDIR/test/tools/otf2_second_reader.py"
 
@@ -199,4 +199,18 @@ expect_fail "a file that is not OTF2: named" "serial.json: not an OTF2 archive" 
     hp-report timeline serial.json -o x.json
 expect_fail "a bad --format: named with the accepted ones" "--format 'svg': expected json or html" \
     hp-report timeline exp --format svg -o x.svg
+# traces.def cut anywhere in its first records: exit status 2 and the archive named, never
+# a crash (each length once)
+cut_status() {
+    size=$(wc -c < exp/traces.def)
+    for n in $(seq 20 $((size < 176 ? size - 1 : 176))); do
+        rm -rf cut && cp -r exp cut && truncate -s $n cut/traces.def
+        hp-report timeline cut -o cut.json 2> cut.err
+        rc=$?
+        if [ $rc -ne 2 ] || ! grep -q 'cut/traces.otf2: libotf2 could not read the trace' cut.err; then
+            echo "length $n: status $rc"; cat cut.err
+        fi
+    done
+}
+check_eq "traces.def truncated to 20..176 bytes: status 2 and a message each time" "" "$(cut_status)"
 finish

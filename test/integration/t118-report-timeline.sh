@@ -16,7 +16,7 @@
 # Bad input gives exit status 2 and a message naming it.
 . "$HP_SRCDIR/test/integration/lib.sh"
 . "$PROGRAMS/mpi/mpi-lib.sh"
-plan 52
+plan 54
 TECHECK="$PY $HP_SRCDIR/test/tools/trace_event_check.py"
 READER2="$PY $HP_SRCDIR/test/tools/otf2_second_reader.py"
 
@@ -181,6 +181,23 @@ print(sum(e["ph"] == "X" and e["cat"] == "mpi" for e in d), sum(e["ph"] == "s" f
 check "--no-thinning keeps all $visits" sh -c \
     "hp-report timeline big --no-thinning -o all.json && test \$($TECHECK all.json | sed 's/.*slices \([0-9]*\),.*/\1/') -eq $visits"
 check "big: python3-otf2 agrees with otf2-print" $READER2 big/traces.otf2
+
+# --- a region name with JSON's and HTML's special characters, UTF-8 and a stray byte
+printf '%s\n' '#include <hp/user.h>' 'HP_USER_REGION_DEFINE(odd);' \
+    'int main(void) { HP_USER_REGION_BEGIN(odd, "a\"b\\</script>\303\251\t\377", 0); HP_USER_REGION_END(odd); return 0; }' \
+    > odd.c
+check "build a program with a region named a\"b\\</script>é<TAB><0xff>" hp-instrument gcc -O1 -o odd odd.c
+HP_ENABLE_TRACING=true HP_EXPERIMENT_DIRECTORY=oddexp ./odd
+hp-report timeline oddexp -o odd.json
+hp-report timeline oddexp --format html -o odd.html
+check_eq "the name reads back from the JSON and the page's JSON, the stray byte as U+FFFD" \
+    '"a\"b\\</script>\u00e9\t\ufffd" 1 1' "$($PY -c '
+import json, re
+names = {e["name"] for e in json.load(open("odd.json"))["traceEvents"] if e["ph"] == "X"}
+page = open("odd.html", encoding="utf-8").read()
+d = json.loads(re.search(r"<script id=\"data\" type=\"application/json\">(.*?)</script>", page, re.S).group(1))
+odd = [n for n in names if n.startswith("a")]
+print(json.dumps(odd[0]), len(odd), int(odd[0] in d["names"]))')"
 
 # --- the checker itself rejects what a viewer would draw wrongly
 printf '%s\n' '{"traceEvents":[{"ph":"M","name":"thread_name","pid":1,"tid":1,"args":{"name":"t"}},' \

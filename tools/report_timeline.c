@@ -547,6 +547,8 @@ static void visit_end(reader *r, OTF2_LocationRef loc, uint64_t ts)
     open_visit v = s->stack[--s->depth];
     hp_timeline_track *tr = &r->tl->tracks[t];
     uint64_t start = ticks_to_ns(r, v.start), end = ticks_to_ns(r, ts);
+    if (end < start)  /* ended at the trace's end before it began: a broken clock */
+        end = start;
     bool mpi = r->regions[r->tl->paths[v.path].region].mpi;
     if (!thin_keeps(r, t, start, end - start, mpi)) {
         tr->dropped++;

@@ -173,6 +173,10 @@ static int path_table_grow(reader *r)
 static uint32_t path_of(reader *r, uint32_t parent, uint32_t region)
 {
     hp_timeline *tl = r->tl;
+    /* A region the definitions did not define (a calling context or an event naming a
+     * bad reference): no path, so that no writer looks its name up. */
+    if (region >= r->cap_regions || region >= tl->nregions)
+        return HP_TIMELINE_NO_PATH;
     if (tl->npaths * 2 >= r->path_table_size && path_table_grow(r) != 0)
         goto oom;
     uint64_t key = (((uint64_t)parent << 32) | region) + 1;

@@ -660,7 +660,9 @@ static int read_definitions(OTF2_Reader *rd, reader *r)
     return 0;
 }
 
-static int read_events(OTF2_Reader *rd, reader *r)
+/* Reads every location's local definitions and events. A location whose event file
+ * cannot be opened (a rank killed before it wrote one) is left empty, with a note. */
+static int read_events(OTF2_Reader *rd, reader *r, const char *path)
 {
     hp_timeline *tl = r->tl;
     for (size_t i = 0; i < tl->ntracks; i++)
@@ -674,11 +676,16 @@ static int read_events(OTF2_Reader *rd, reader *r)
             OTF2_DefReader *dr = OTF2_Reader_GetDefReader(rd, tl->tracks[i].location);
             uint64_t n;
             if (dr != NULL) {
-                OTF2_Reader_ReadAllLocalDefinitions(rd, dr, &n);
+                OTF2_ErrorCode err = OTF2_Reader_ReadAllLocalDefinitions(rd, dr, &n);
                 OTF2_Reader_CloseDefReader(rd, dr);
+                if (err != OTF2_SUCCESS)
+                    return -1;
             }
         }
-        OTF2_Reader_GetEvtReader(rd, tl->tracks[i].location);
+        if (OTF2_Reader_GetEvtReader(rd, tl->tracks[i].location) == NULL)
+            fprintf(stderr, "hp-report timeline: %s: note: no events of location %" PRIu64
+                            " (its .evt file is missing or unreadable): its track stays empty\n",
+                    path, tl->tracks[i].location);
     }
     if (have_defs)
         OTF2_Reader_CloseDefFiles(rd);
@@ -779,7 +786,7 @@ static int timeline_read(const char *path, hp_timeline *tl)
         (r.state = calloc(tl->ntracks, sizeof(*r.state))) == NULL)
         rc = -1;
     if (rc == 0)
-        rc = read_events(rd, &r);
+        rc = read_events(rd, &r, path);
     if (rc == 0)
         close_open_visits(&r);
     if (rc != 0)

@@ -60,6 +60,7 @@ typedef struct {
 
 typedef struct {
     OTF2_GroupType type;
+    OTF2_Paradigm paradigm;
     uint64_t *members;
     uint32_t nmembers;
 } group_def;
@@ -294,12 +295,13 @@ static OTF2_CallbackCode def_group(void *ud, OTF2_GroupRef self, OTF2_StringRef 
                                    OTF2_GroupType type, OTF2_Paradigm paradigm,
                                    OTF2_GroupFlag flags, uint32_t n, const uint64_t *members)
 {
-    (void)name, (void)paradigm, (void)flags;
+    (void)name, (void)flags;
     reader *r = ud;
     if (GROW(r->groups, r->cap_groups, self) != 0)
         return OTF2_CALLBACK_INTERRUPT;
     group_def *g = &r->groups[self];
     g->type = type;
+    g->paradigm = paradigm;
     g->nmembers = n;
     g->members = malloc((n ? n : 1) * sizeof(*members));
     if (g->members == NULL)
@@ -376,7 +378,9 @@ static size_t track_of_rank(const reader *r, uint32_t comm, uint32_t rank, size_
         return track_of(r, member);
     for (size_t i = 0; i < r->cap_groups; i++) {
         const group_def *locs = &r->groups[i];
-        if (locs->type == OTF2_GROUP_TYPE_COMM_LOCATIONS && member < locs->nmembers)
+        /* The ranks' locations: threads' paradigms have COMM_LOCATIONS groups too. */
+        if (locs->type == OTF2_GROUP_TYPE_COMM_LOCATIONS && locs->paradigm == OTF2_PARADIGM_MPI &&
+            member < locs->nmembers)
             return track_of(r, locs->members[member]);
     }
     return SIZE_MAX;

@@ -910,12 +910,12 @@ int hp_report_timeline(int argc, char **argv)
     int status = EXIT_BAD_INPUT;
     if (timeline_read(archive, &tl) != 0)
         goto out;
-    status = EXIT_WORK_FAILED;
     FILE *out = fopen(output, "w");
-    if (out == NULL) {
-        fprintf(stderr, "hp-report timeline: cannot write %s: %s\n", output, strerror(errno));
+    if (out == NULL) {  /* a bad -o, as for hp-report html: status 2 */
+        fprintf(stderr, "hp-report timeline: %s: cannot write: %s\n", output, strerror(errno));
         goto out;
     }
+    status = EXIT_WORK_FAILED;
     int rc = html ? hp__timeline_write_html(&tl, out) : hp__timeline_write_json(&tl, out);
     if (fclose(out) != 0 || rc != 0)
         fprintf(stderr, "hp-report timeline: writing %s failed\n", output);

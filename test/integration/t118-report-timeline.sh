@@ -16,7 +16,7 @@
 # Bad input gives exit status 2 and a message naming it.
 . "$HP_SRCDIR/test/integration/lib.sh"
 . "$PROGRAMS/mpi/mpi-lib.sh"
-plan 54
+plan 55
 TECHECK="$PY $HP_SRCDIR/test/tools/trace_event_check.py"
 READER2="$PY $HP_SRCDIR/test/tools/otf2_second_reader.py"
 
@@ -216,6 +216,9 @@ expect_fail "a file that is not OTF2: named" "serial.json: not an OTF2 archive" 
     hp-report timeline serial.json -o x.json
 expect_fail "a bad --format: named with the accepted ones" "--format 'svg': expected json or html" \
     hp-report timeline exp --format svg -o x.svg
+hp-report timeline exp -o nodir/x.json 2> unwritable.err
+check_eq "an output that cannot be written: named, status 2 (as hp-report html)" \
+    "2 1" "$? $(grep -c '^hp-report timeline: nodir/x.json: cannot write: No such file' unwritable.err)"
 # traces.def cut anywhere in its first records: exit status 2 and the archive named, never
 # a crash (each length once)
 cut_status() {

@@ -122,6 +122,7 @@ typedef struct {
     msg_queue *queues;
     size_t queue_table_size, nqueues;
     uint64_t timer_resolution, global_offset, trace_length;
+    uint64_t last_ts;  /* the latest event's timestamp, for a trace without ClockProperties */
     bool oom;
 } reader;
 
@@ -464,6 +465,8 @@ static void message_side(reader *r, bool is_send, size_t self, uint32_t comm, ui
 static void message_event(reader *r, bool is_send, OTF2_LocationRef loc, uint64_t ts,
                           uint32_t peer, uint32_t comm, uint32_t tag, uint64_t bytes)
 {
+    if (ts > r->last_ts)
+        r->last_ts = ts;
     size_t self = track_of(r, loc);
     size_t other = self == SIZE_MAX ? SIZE_MAX : track_of_rank(r, comm, peer, self);
     if (other == SIZE_MAX)
@@ -534,6 +537,8 @@ static bool thin_keeps(reader *r, size_t t, uint64_t start_ns, uint64_t dur_ns, 
 
 static void visit_begin(reader *r, OTF2_LocationRef loc, uint64_t ts, uint32_t path)
 {
+    if (ts > r->last_ts)
+        r->last_ts = ts;
     size_t t = track_of(r, loc);
     if (t == SIZE_MAX || path == HP_TIMELINE_NO_PATH)
         return;
@@ -548,6 +553,8 @@ static void visit_begin(reader *r, OTF2_LocationRef loc, uint64_t ts, uint32_t p
 
 static void visit_end(reader *r, OTF2_LocationRef loc, uint64_t ts)
 {
+    if (ts > r->last_ts)
+        r->last_ts = ts;
     size_t t = track_of(r, loc);
     if (t == SIZE_MAX || r->state[t].depth == 0)
         return;
@@ -623,6 +630,8 @@ static OTF2_CallbackCode ev_sample(OTF2_LocationRef loc, OTF2_TimeStamp ts, void
     (void)a, (void)unwind_distance, (void)gen;
     reader *r = ud;
     r->tl->samples++;
+    if (ts > r->last_ts)
+        r->last_ts = ts;
     size_t t = track_of(r, loc);
     uint32_t path = path_of_cc(r, cc);
     if (t == SIZE_MAX || path == HP_TIMELINE_NO_PATH)
@@ -791,6 +800,11 @@ static int timeline_read(const char *path, hp_timeline *tl)
         rc = -1;
     if (rc == 0)
         rc = read_events(rd, &r, path);
+    if (rc == 0 && r.trace_length == 0 && r.last_ts > r.global_offset) {
+        /* No ClockProperties (or a zero length): the trace ends at its last event. */
+        r.trace_length = r.last_ts - r.global_offset;
+        tl->length_ns = ticks_to_ns(&r, r.global_offset + r.trace_length);
+    }
     if (rc == 0)
         close_open_visits(&r);
     if (rc != 0)

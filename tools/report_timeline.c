@@ -673,17 +673,31 @@ static int read_definitions(OTF2_Reader *rd, reader *r)
     return 0;
 }
 
-/* Reads every location's local definitions and events. A location whose event file
- * cannot be opened (a rank killed before it wrote one) is left empty, with a note. */
-static int read_events(OTF2_Reader *rd, reader *r, const char *path)
+/* Whether location loc's event file is there, in OTF2's file layout: next to the anchor
+ * file path (X.otf2), as X/<location>.evt. libotf2 fails the whole global event reader
+ * for one missing file, so the reader selects only the locations that have theirs. */
+static bool has_event_file(const char *path, uint64_t loc)
+{
+    size_t n = strlen(path);
+    if (n > 5 && strcmp(path + n - 5, ".otf2") == 0)
+        n -= 5;
+    char file[4096];
+    int len = snprintf(file, sizeof(file), "%.*s/%" PRIu64 ".evt", (int)n, path, loc);
+    struct stat st;
+    return len < 0 || (size_t)len >= sizeof(file) || stat(file, &st) == 0;
+}
+
+/* Reads the local definitions (id mappings) and the events of the selected locations
+ * (present), checking each step. */
+static int read_selected_events(OTF2_Reader *rd, reader *r, const bool *present)
 {
     hp_timeline *tl = r->tl;
-    for (size_t i = 0; i < tl->ntracks; i++)
-        OTF2_Reader_SelectLocation(rd, tl->tracks[i].location);
     bool have_defs = OTF2_Reader_OpenDefFiles(rd) == OTF2_SUCCESS;
     if (OTF2_Reader_OpenEvtFiles(rd) != OTF2_SUCCESS)
         return -1;
     for (size_t i = 0; i < tl->ntracks; i++) {
+        if (!present[i])
+            continue;
         if (have_defs) {
             /* Local definitions carry the id mappings of this location, if any. */
             OTF2_DefReader *dr = OTF2_Reader_GetDefReader(rd, tl->tracks[i].location);
@@ -696,9 +710,7 @@ static int read_events(OTF2_Reader *rd, reader *r, const char *path)
             }
         }
         if (OTF2_Reader_GetEvtReader(rd, tl->tracks[i].location) == NULL)
-            fprintf(stderr, "hp-report timeline: %s: note: no events of location %" PRIu64
-                            " (its .evt file is missing or unreadable): its track stays empty\n",
-                    path, tl->tracks[i].location);
+            return -1;
     }
     if (have_defs)
         OTF2_Reader_CloseDefFiles(rd);
@@ -723,6 +735,29 @@ static int read_events(OTF2_Reader *rd, reader *r, const char *path)
     OTF2_Reader_CloseGlobalEvtReader(rd, ger);
     OTF2_Reader_CloseEvtFiles(rd);
     return err == OTF2_SUCCESS && !r->oom ? 0 : -1;
+}
+
+/* Reads the local definitions and events of every location that has an event file; one
+ * without (a rank killed before it wrote one) keeps an empty track, with a note. */
+static int read_events(OTF2_Reader *rd, reader *r, const char *path)
+{
+    hp_timeline *tl = r->tl;
+    bool *present = calloc(tl->ntracks ? tl->ntracks : 1, sizeof(bool));
+    if (present == NULL)
+        return -1;
+    size_t npresent = 0;
+    for (size_t i = 0; i < tl->ntracks; i++) {
+        present[i] = has_event_file(path, tl->tracks[i].location);
+        if (!present[i])
+            fprintf(stderr, "hp-report timeline: %s: note: location %" PRIu64 " has no event "
+                            "file (a rank killed before writing?): its track stays empty\n",
+                    path, tl->tracks[i].location);
+        else if (OTF2_Reader_SelectLocation(rd, tl->tracks[i].location) == OTF2_SUCCESS)
+            npresent++;
+    }
+    int rc = npresent > 0 ? read_selected_events(rd, r, present) : 0;
+    free(present);
+    return rc;
 }
 
 /* Visits still open at the end of the trace (a run ended by a signal, a thread that never

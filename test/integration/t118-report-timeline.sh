@@ -16,7 +16,7 @@
 # Bad input gives exit status 2 and a message naming it.
 . "$HP_SRCDIR/test/integration/lib.sh"
 . "$PROGRAMS/mpi/mpi-lib.sh"
-plan 55
+plan 56
 TECHECK="$PY $HP_SRCDIR/test/tools/trace_event_check.py"
 READER2="$PY $HP_SRCDIR/test/tools/otf2_second_reader.py"
 
@@ -198,6 +198,15 @@ page = open("odd.html", encoding="utf-8").read()
 d = json.loads(re.search(r"<script id=\"data\" type=\"application/json\">(.*?)</script>", page, re.S).group(1))
 odd = [n for n in names if n.startswith("a")]
 print(json.dumps(odd[0]), len(odd), int(odd[0] in d["names"]))')"
+
+# A rank killed before it wrote its event file: the other ranks are drawn (traffic.c's
+# ranks make the same calls: 3/4 of the slices), with a note naming the location.
+rm -rf miss && cp -r mpi miss && rm miss/traces/4294967296.evt
+hp-report timeline miss --no-thinning -o miss.json 2> miss.err
+check_eq "rank 1's .evt missing: status 0, one note, 3/4 of the slices, the checker passes" \
+    "0 1 $(( $(head -1 mpi.counts | sed 's/.*slices \([0-9]*\),.*/\1/') * 3 / 4 )) 0" \
+    "$? $(grep -c '^hp-report timeline: miss/traces.otf2: note: location 4294967296 has no event file' miss.err) \
+$($TECHECK miss.json | sed 's/.*slices \([0-9]*\),.*/\1/') $($TECHECK miss.json | grep -c '^error')"
 
 # --- the checker itself rejects what a viewer would draw wrongly
 printf '%s\n' '{"traceEvents":[{"ph":"M","name":"thread_name","pid":1,"tid":1,"args":{"name":"t"}},' \

@@ -20,27 +20,12 @@
 #include "cube_reader.h"
 #include "profile/summary.h"
 #include "report.h"
+#include "report_json.h"
 #include "report_load.h"
 #include "report_html_page.h"
 #include "report_score.h"
 
 enum { EXIT_WORK_FAILED = 1, EXIT_BAD_INPUT = 2 };
-
-/* A JSON string that is also safe inside <script>: '<' is written as \u003c so that no
- * region name can end the script element ("</script>") or open a comment. */
-static void json_string(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (const unsigned char *c = (const unsigned char *)(s ? s : ""); *c; c++) {
-        if (*c == '"' || *c == '\\')
-            fprintf(out, "\\%c", *c);
-        else if (*c < 0x20 || *c == '<' || *c == '>' || *c == '&')
-            fprintf(out, "\\u%04x", *c);
-        else
-            fputc(*c, out);
-    }
-    fputc('"', out);
-}
 
 /* JSON has no NaN or infinity; a broken value shows as 0 rather than breaking the page. */
 static void json_double(FILE *out, double v)
@@ -54,13 +39,13 @@ static void write_regions(FILE *out, const hp_profile *p, const hp_score_type *t
     for (size_t r = 0; r < p->nregions; r++) {
         const hp_profile_region *reg = &p->regions[r];
         fputs(r ? ",\n{\"name\":" : "\n{\"name\":", out);
-        json_string(out, reg->name);
+        hp_json_string(out, reg->name);
         fputs(",\"paradigm\":", out);
-        json_string(out, reg->paradigm);
+        hp_json_string(out, reg->paradigm);
         fputs(",\"role\":", out);
-        json_string(out, reg->role);
+        hp_json_string(out, reg->role);
         fputs(",\"file\":", out);
-        json_string(out, reg->file);
+        hp_json_string(out, reg->file);
         fprintf(out, ",\"line\":%d,\"type\":\"%s\"}", reg->begin_line,
                 hp_score_type_name(types[r]));
     }
@@ -85,7 +70,7 @@ static void write_locations(FILE *out, const hp_profile *p)
     for (size_t l = 0; l < p->nlocations; l++) {
         const hp_profile_location *loc = &p->locations[l];
         fputs(l ? ",[" : "[", out);
-        json_string(out, loc->name);
+        hp_json_string(out, loc->name);
         fprintf(out, ",%d,%" PRIu32 ",%d]", p->processes[loc->process].rank, loc->process,
                 loc->thread);
     }
@@ -100,13 +85,13 @@ static const char *aggregation(hp_metric_dtype t)
 static void write_metric(FILE *out, const hp_profile *p, const hp_profile_metric *m)
 {
     fputs("{\"name\":", out);
-    json_string(out, m->uniq_name);
+    hp_json_string(out, m->uniq_name);
     fputs(",\"disp\":", out);
-    json_string(out, m->disp_name);
+    hp_json_string(out, m->disp_name);
     fputs(",\"uom\":", out);
-    json_string(out, m->uom);
+    hp_json_string(out, m->uom);
     fputs(",\"descr\":", out);
-    json_string(out, m->descr);
+    hp_json_string(out, m->descr);
     fprintf(out, ",\"kind\":\"%s\",\"agg\":\"%s\",\"values\":[",
             m->kind == HP_METRIC_INCLUSIVE ? "incl" : "excl", aggregation(m->dtype));
     size_t count = p->ncnodes * p->nlocations;
@@ -129,16 +114,16 @@ static void write_table(FILE *out, const hp_table *t)
                                          [HP_CELL_REAL] = "real", [HP_CELL_PERCENT] = "percent",
                                          [HP_CELL_RATIO] = "ratio", [HP_CELL_TEXT] = "text" };
     fputs("{\"key\":", out);
-    json_string(out, t->key);
+    hp_json_string(out, t->key);
     fputs(",\"title\":", out);
-    json_string(out, t->title);
+    hp_json_string(out, t->title);
     fputs(",\"columns\":[", out);
     const char *sep = "";
     for (size_t c = 0; c < t->ncols; c++) {
         if (t->cols[c].flags & HP_COL_DATA_ONLY)
             continue;
         fprintf(out, "%s[", sep);
-        json_string(out, t->cols[c].header ? t->cols[c].header : t->cols[c].key);
+        hp_json_string(out, t->cols[c].header ? t->cols[c].header : t->cols[c].key);
         fprintf(out, ",\"%s\"]", kinds[t->cols[c].kind]);
         sep = ",";
     }
@@ -155,7 +140,7 @@ static void write_table(FILE *out, const hp_table *t)
             switch (t->cols[c].kind) {
             case HP_CELL_UINT: fprintf(out, "%" PRIu64, cell->u); break;
             case HP_CELL_INT: fprintf(out, "%" PRId64, cell->i); break;
-            case HP_CELL_TEXT: json_string(out, cell->s); break;
+            case HP_CELL_TEXT: hp_json_string(out, cell->s); break;
             default: json_double(out, cell->d); break;
             }
         }
@@ -186,9 +171,9 @@ static void write_json(FILE *out, const hp_profile *p, const hp_score_type *type
                        const char *source, bool has_trace)
 {
     fputs("{\"source\":", out);
-    json_string(out, source);
+    hp_json_string(out, source);
     fputs(",\"creator\":", out);
-    json_string(out, p->creator ? p->creator : "unknown");
+    hp_json_string(out, p->creator ? p->creator : "unknown");
     fprintf(out, ",\"trace\":%s,\n", has_trace ? "true" : "false");
     write_regions(out, p, types);
     write_cnodes(out, p);

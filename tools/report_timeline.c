@@ -60,6 +60,7 @@ typedef struct {
 
 typedef struct {
     OTF2_GroupType type;
+    OTF2_Paradigm paradigm;
     uint64_t *members;
     uint32_t nmembers;
 } group_def;
@@ -121,6 +122,7 @@ typedef struct {
     msg_queue *queues;
     size_t queue_table_size, nqueues;
     uint64_t timer_resolution, global_offset, trace_length;
+    uint64_t last_ts;  /* the latest event's timestamp, for a trace without ClockProperties */
     bool oom;
 } reader;
 
@@ -173,6 +175,10 @@ static int path_table_grow(reader *r)
 static uint32_t path_of(reader *r, uint32_t parent, uint32_t region)
 {
     hp_timeline *tl = r->tl;
+    /* A region the definitions did not define (a calling context or an event naming a
+     * bad reference): no path, so that no writer looks its name up. */
+    if (region >= r->cap_regions || region >= tl->nregions)
+        return HP_TIMELINE_NO_PATH;
     if (tl->npaths * 2 >= r->path_table_size && path_table_grow(r) != 0)
         goto oom;
     uint64_t key = (((uint64_t)parent << 32) | region) + 1;
@@ -290,12 +296,13 @@ static OTF2_CallbackCode def_group(void *ud, OTF2_GroupRef self, OTF2_StringRef 
                                    OTF2_GroupType type, OTF2_Paradigm paradigm,
                                    OTF2_GroupFlag flags, uint32_t n, const uint64_t *members)
 {
-    (void)name, (void)paradigm, (void)flags;
+    (void)name, (void)flags;
     reader *r = ud;
     if (GROW(r->groups, r->cap_groups, self) != 0)
         return OTF2_CALLBACK_INTERRUPT;
     group_def *g = &r->groups[self];
     g->type = type;
+    g->paradigm = paradigm;
     g->nmembers = n;
     g->members = malloc((n ? n : 1) * sizeof(*members));
     if (g->members == NULL)
@@ -372,7 +379,9 @@ static size_t track_of_rank(const reader *r, uint32_t comm, uint32_t rank, size_
         return track_of(r, member);
     for (size_t i = 0; i < r->cap_groups; i++) {
         const group_def *locs = &r->groups[i];
-        if (locs->type == OTF2_GROUP_TYPE_COMM_LOCATIONS && member < locs->nmembers)
+        /* The ranks' locations: threads' paradigms have COMM_LOCATIONS groups too. */
+        if (locs->type == OTF2_GROUP_TYPE_COMM_LOCATIONS && locs->paradigm == OTF2_PARADIGM_MPI &&
+            member < locs->nmembers)
             return track_of(r, locs->members[member]);
     }
     return SIZE_MAX;
@@ -456,6 +465,8 @@ static void message_side(reader *r, bool is_send, size_t self, uint32_t comm, ui
 static void message_event(reader *r, bool is_send, OTF2_LocationRef loc, uint64_t ts,
                           uint32_t peer, uint32_t comm, uint32_t tag, uint64_t bytes)
 {
+    if (ts > r->last_ts)
+        r->last_ts = ts;
     size_t self = track_of(r, loc);
     size_t other = self == SIZE_MAX ? SIZE_MAX : track_of_rank(r, comm, peer, self);
     if (other == SIZE_MAX)
@@ -526,6 +537,8 @@ static bool thin_keeps(reader *r, size_t t, uint64_t start_ns, uint64_t dur_ns, 
 
 static void visit_begin(reader *r, OTF2_LocationRef loc, uint64_t ts, uint32_t path)
 {
+    if (ts > r->last_ts)
+        r->last_ts = ts;
     size_t t = track_of(r, loc);
     if (t == SIZE_MAX || path == HP_TIMELINE_NO_PATH)
         return;
@@ -540,6 +553,8 @@ static void visit_begin(reader *r, OTF2_LocationRef loc, uint64_t ts, uint32_t p
 
 static void visit_end(reader *r, OTF2_LocationRef loc, uint64_t ts)
 {
+    if (ts > r->last_ts)
+        r->last_ts = ts;
     size_t t = track_of(r, loc);
     if (t == SIZE_MAX || r->state[t].depth == 0)
         return;
@@ -547,6 +562,8 @@ static void visit_end(reader *r, OTF2_LocationRef loc, uint64_t ts)
     open_visit v = s->stack[--s->depth];
     hp_timeline_track *tr = &r->tl->tracks[t];
     uint64_t start = ticks_to_ns(r, v.start), end = ticks_to_ns(r, ts);
+    if (end < start)  /* ended at the trace's end before it began: a broken clock */
+        end = start;
     bool mpi = r->regions[r->tl->paths[v.path].region].mpi;
     if (!thin_keeps(r, t, start, end - start, mpi)) {
         tr->dropped++;
@@ -613,6 +630,8 @@ static OTF2_CallbackCode ev_sample(OTF2_LocationRef loc, OTF2_TimeStamp ts, void
     (void)a, (void)unwind_distance, (void)gen;
     reader *r = ud;
     r->tl->samples++;
+    if (ts > r->last_ts)
+        r->last_ts = ts;
     size_t t = track_of(r, loc);
     uint32_t path = path_of_cc(r, cc);
     if (t == SIZE_MAX || path == HP_TIMELINE_NO_PATH)
@@ -654,25 +673,44 @@ static int read_definitions(OTF2_Reader *rd, reader *r)
     return 0;
 }
 
-static int read_events(OTF2_Reader *rd, reader *r)
+/* Whether location loc's event file is there, in OTF2's file layout: next to the anchor
+ * file path (X.otf2), as X/<location>.evt. libotf2 fails the whole global event reader
+ * for one missing file, so the reader selects only the locations that have theirs. */
+static bool has_event_file(const char *path, uint64_t loc)
+{
+    size_t n = strlen(path);
+    if (n > 5 && strcmp(path + n - 5, ".otf2") == 0)
+        n -= 5;
+    char file[4096];
+    int len = snprintf(file, sizeof(file), "%.*s/%" PRIu64 ".evt", (int)n, path, loc);
+    struct stat st;
+    return len < 0 || (size_t)len >= sizeof(file) || stat(file, &st) == 0;
+}
+
+/* Reads the local definitions (id mappings) and the events of the selected locations
+ * (present), checking each step. */
+static int read_selected_events(OTF2_Reader *rd, reader *r, const bool *present)
 {
     hp_timeline *tl = r->tl;
-    for (size_t i = 0; i < tl->ntracks; i++)
-        OTF2_Reader_SelectLocation(rd, tl->tracks[i].location);
     bool have_defs = OTF2_Reader_OpenDefFiles(rd) == OTF2_SUCCESS;
     if (OTF2_Reader_OpenEvtFiles(rd) != OTF2_SUCCESS)
         return -1;
     for (size_t i = 0; i < tl->ntracks; i++) {
+        if (!present[i])
+            continue;
         if (have_defs) {
             /* Local definitions carry the id mappings of this location, if any. */
             OTF2_DefReader *dr = OTF2_Reader_GetDefReader(rd, tl->tracks[i].location);
             uint64_t n;
             if (dr != NULL) {
-                OTF2_Reader_ReadAllLocalDefinitions(rd, dr, &n);
+                OTF2_ErrorCode err = OTF2_Reader_ReadAllLocalDefinitions(rd, dr, &n);
                 OTF2_Reader_CloseDefReader(rd, dr);
+                if (err != OTF2_SUCCESS)
+                    return -1;
             }
         }
-        OTF2_Reader_GetEvtReader(rd, tl->tracks[i].location);
+        if (OTF2_Reader_GetEvtReader(rd, tl->tracks[i].location) == NULL)
+            return -1;
     }
     if (have_defs)
         OTF2_Reader_CloseDefFiles(rd);
@@ -699,6 +737,29 @@ static int read_events(OTF2_Reader *rd, reader *r)
     return err == OTF2_SUCCESS && !r->oom ? 0 : -1;
 }
 
+/* Reads the local definitions and events of every location that has an event file; one
+ * without (a rank killed before it wrote one) keeps an empty track, with a note. */
+static int read_events(OTF2_Reader *rd, reader *r, const char *path)
+{
+    hp_timeline *tl = r->tl;
+    bool *present = calloc(tl->ntracks ? tl->ntracks : 1, sizeof(bool));
+    if (present == NULL)
+        return -1;
+    size_t npresent = 0;
+    for (size_t i = 0; i < tl->ntracks; i++) {
+        present[i] = has_event_file(path, tl->tracks[i].location);
+        if (!present[i])
+            fprintf(stderr, "hp-report timeline: %s: note: location %" PRIu64 " has no event "
+                            "file (a rank killed before writing?): its track stays empty\n",
+                    path, tl->tracks[i].location);
+        else if (OTF2_Reader_SelectLocation(rd, tl->tracks[i].location) == OTF2_SUCCESS)
+            npresent++;
+    }
+    int rc = npresent > 0 ? read_selected_events(rd, r, present) : 0;
+    free(present);
+    return rc;
+}
+
 /* Visits still open at the end of the trace (a run ended by a signal, a thread that never
  * left its function) end with the trace, so that they are drawn; counted in unclosed. */
 static void close_open_visits(reader *r)
@@ -720,8 +781,10 @@ static void finish_reading(reader *r)
         uint32_t g = r->track_group[i];
         tl->tracks[i].process = strdup(g < r->cap_group_names && r->group_names[g]
                                            ? r->group_names[g] : "process");
-        free(r->state[i].stack);
-        free(r->state[i].bins);
+        if (r->state) {  /* NULL when the definitions could not be read */
+            free(r->state[i].stack);
+            free(r->state[i].bins);
+        }
     }
     for (size_t i = 0; i < r->queue_table_size; i++) {
         msg_queue *q = &r->queues[i];
@@ -771,12 +834,18 @@ static int timeline_read(const char *path, hp_timeline *tl)
         (r.state = calloc(tl->ntracks, sizeof(*r.state))) == NULL)
         rc = -1;
     if (rc == 0)
-        rc = read_events(rd, &r);
+        rc = read_events(rd, &r, path);
+    if (rc == 0 && r.trace_length == 0 && r.last_ts > r.global_offset) {
+        /* No ClockProperties (or a zero length): the trace ends at its last event. */
+        r.trace_length = r.last_ts - r.global_offset;
+        tl->length_ns = ticks_to_ns(&r, r.global_offset + r.trace_length);
+    }
     if (rc == 0)
         close_open_visits(&r);
     if (rc != 0)
         fprintf(stderr, "hp-report timeline: %s: %s\n", path,
-                r.oom ? "out of memory reading the trace" : "libotf2 could not read the trace");
+                r.oom ? "out of memory reading the trace" : "libotf2 could not read the trace "
+                                   "(damaged or truncated?)");
     finish_reading(&r);
     OTF2_Reader_Close(rd);
     for (size_t i = 0; i < tl->ntracks; i++)
@@ -890,12 +959,12 @@ int hp_report_timeline(int argc, char **argv)
     int status = EXIT_BAD_INPUT;
     if (timeline_read(archive, &tl) != 0)
         goto out;
-    status = EXIT_WORK_FAILED;
     FILE *out = fopen(output, "w");
-    if (out == NULL) {
-        fprintf(stderr, "hp-report timeline: cannot write %s: %s\n", output, strerror(errno));
+    if (out == NULL) {  /* a bad -o, as for hp-report html: status 2 */
+        fprintf(stderr, "hp-report timeline: %s: cannot write: %s\n", output, strerror(errno));
         goto out;
     }
+    status = EXIT_WORK_FAILED;
     int rc = html ? hp__timeline_write_html(&tl, out) : hp__timeline_write_json(&tl, out);
     if (fclose(out) != 0 || rc != 0)
         fprintf(stderr, "hp-report timeline: writing %s failed\n", output);

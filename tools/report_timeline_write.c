@@ -19,23 +19,9 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "report_json.h"
 #include "report_timeline.h"
 #include "report_timeline_page.h"
-
-/* A JSON string that is also safe inside <script> (no "</script>", no comment). */
-static void put_string(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (const unsigned char *c = (const unsigned char *)(s ? s : ""); *c; c++) {
-        if (*c == '"' || *c == '\\')
-            fprintf(out, "\\%c", *c);
-        else if (*c < 0x20 || *c == '<' || *c == '>' || *c == '&')
-            fprintf(out, "\\u%04x", *c);
-        else
-            fputc(*c, out);
-    }
-    fputc('"', out);
-}
 
 /* Nanoseconds as the format's microseconds, exactly: "12.345". */
 static void put_us(FILE *out, uint64_t ns)
@@ -63,7 +49,7 @@ static void put_metadata(FILE *out, const hp_timeline *tl)
         if (first_of_process) {
             fprintf(out, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%" PRIu32
                          ",\"tid\":0,\"args\":{\"name\":", tr->pid);
-            put_string(out, tr->process);
+            hp_json_string(out, tr->process);
             fprintf(out, "}},\n{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":%" PRIu32
                          ",\"tid\":0,\"args\":{\"sort_index\":%" PRIu32 "}},\n",
                     tr->pid, tr->pid);
@@ -71,7 +57,7 @@ static void put_metadata(FILE *out, const hp_timeline *tl)
         fputs("{\"ph\":\"M\",\"name\":\"thread_name\",", out);
         put_track_ids(out, tl, t);
         fputs(",\"args\":{\"name\":", out);
-        put_string(out, tr->thread);
+        hp_json_string(out, tr->thread);
         fputs("}},\n{\"ph\":\"M\",\"name\":\"thread_sort_index\",", out);
         put_track_ids(out, tl, t);
         fprintf(out, ",\"args\":{\"sort_index\":%zu}},\n", t);
@@ -84,7 +70,7 @@ static void put_slices_and_samples(FILE *out, const hp_timeline *tl, size_t t)
     for (size_t i = 0; i < tr->nslices; i++) {
         const hp_timeline_slice *s = &tr->slices[i];
         fputs("{\"ph\":\"X\",\"name\":", out);
-        put_string(out, region_of_path(tl, s->path));
+        hp_json_string(out, region_of_path(tl, s->path));
         fprintf(out, ",\"cat\":\"%s\",", tl->region_is_mpi[tl->paths[s->path].region]
                                              ? "mpi" : "region");
         put_track_ids(out, tl, t);
@@ -97,7 +83,7 @@ static void put_slices_and_samples(FILE *out, const hp_timeline *tl, size_t t)
     for (size_t i = 0; i < tr->nsamples; i++) {
         const hp_timeline_sample *s = &tr->samples[i];
         fputs("{\"ph\":\"i\",\"s\":\"t\",\"name\":", out);
-        put_string(out, region_of_path(tl, s->path));
+        hp_json_string(out, region_of_path(tl, s->path));
         fputs(",\"cat\":\"sample\",", out);
         put_track_ids(out, tl, t);
         fputs(",\"ts\":", out);
@@ -134,7 +120,7 @@ static void put_stack_frames(FILE *out, const hp_timeline *tl)
     fputs("\"stackFrames\":{", out);
     for (size_t p = 0; p < tl->npaths; p++) {
         fprintf(out, "%s\"%zu\":{\"category\":\"hp\",\"name\":", p ? ",\n" : "\n", p);
-        put_string(out, region_of_path(tl, (uint32_t)p));
+        hp_json_string(out, region_of_path(tl, (uint32_t)p));
         if (tl->paths[p].parent != HP_TIMELINE_NO_PATH)
             fprintf(out, ",\"parent\":\"%" PRIu32 "\"", tl->paths[p].parent);
         fputc('}', out);
@@ -169,7 +155,7 @@ static void put_counts(FILE *out, const hp_timeline *tl)
     char rule[512];
     timeline_rule(tl, rule, sizeof(rule));
     fputs("\"thinning\":", out);
-    put_string(out, rule);
+    hp_json_string(out, rule);
     fprintf(out, ",\"max_per_bin\":%u,\"bins\":%d,\"length_ns\":%" PRIu64
                  ",\"events_read\":%" PRIu64 ",\"region_visits\":%" PRIu64
                  ",\"slices\":%" PRIu64 ",\"samples_read\":%" PRIu64 ",\"samples\":%" PRIu64
@@ -221,12 +207,12 @@ static void put_html_data(FILE *out, const hp_timeline *tl)
     char rule[512];
     timeline_rule(tl, rule, sizeof(rule));
     fputs("{\"rule\":", out);
-    put_string(out, rule);
+    hp_json_string(out, rule);
     fprintf(out, ",\"length\":%" PRIu64 ",\n\"names\":[", tl->length_ns);
     for (size_t r = 0; r < tl->nregions; r++) {
         if (r)
             fputc(',', out);
-        put_string(out, tl->region_names[r]);
+        hp_json_string(out, tl->region_names[r]);
     }
     fputs("],\n\"mpi\":[", out);
     for (size_t r = 0; r < tl->nregions; r++)
@@ -240,9 +226,9 @@ static void put_html_data(FILE *out, const hp_timeline *tl)
     for (size_t t = 0; t < tl->ntracks; t++) {
         const hp_timeline_track *tr = &tl->tracks[t];
         fputs(t ? ",\n{\"process\":" : "\n{\"process\":", out);
-        put_string(out, tr->process);
+        hp_json_string(out, tr->process);
         fputs(",\"thread\":", out);
-        put_string(out, tr->thread);
+        hp_json_string(out, tr->thread);
         fprintf(out, ",\"pid\":%" PRIu32 ",\"dropped\":%" PRIu64 ",\n\"s\":", tr->pid, tr->dropped);
         PUT_LIST(out, tr->slices, tr->nslices, "%" PRIu64, start_ns);
         fputs(",\n\"d\":", out);

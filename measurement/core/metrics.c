@@ -12,8 +12,17 @@
 #include "util/escape.h"
 #include "util/log.h"
 
-/* Filled by the adapters (hp_metrics_register); NULL: the source is not in this build. */
+/* Filled from the adapters' entries (metrics.h) or hp_metrics_register; NULL: the source
+ * is not in this build. */
 static const hp_metric_source_ops *sources[HP_METRIC_SOURCES];
+static bool registered[HP_METRIC_SOURCES];
+/* Defined by the linker around the section when any entry is linked in; weak, so that
+ * a program without a source links too (both NULL then); hidden, so that each library
+ * reads its own entries and exports no such symbol. */
+extern const hp_metric_source_entry __start_hp_metric_sources[]
+    __attribute__((weak, visibility("hidden")));
+extern const hp_metric_source_entry __stop_hp_metric_sources[]
+    __attribute__((weak, visibility("hidden")));
 /* For the message about a source that is not there (its ops would name it). */
 static const char *const variables[HP_METRIC_SOURCES] = {
     [HP_METRIC_SOURCE_PERF] = "HP_METRIC_PERF",
@@ -47,8 +56,19 @@ static HP_PRINTF(1, 2) void add_note(const char *format, ...)
 
 void hp_metrics_register(hp_metric_source s, const hp_metric_source_ops *ops)
 {
-    if ((unsigned)s < HP_METRIC_SOURCES)
+    if ((unsigned)s < HP_METRIC_SOURCES) {
         sources[s] = ops;
+        registered[s] = true;
+    }
+}
+
+/* Takes the linked entries for the sources not set by hand. */
+static void collect_sources(void)
+{
+    for (const hp_metric_source_entry *e = __start_hp_metric_sources;
+         e != NULL && e < __stop_hp_metric_sources; e++)
+        if ((unsigned)e->source < HP_METRIC_SOURCES && !registered[e->source])
+            sources[e->source] = e->ops;
 }
 
 const char *hp_metrics_note(unsigned i)
@@ -136,6 +156,7 @@ int hp_metrics_setup(const char *perf, const char *rusage, const char *papi, cha
                      size_t errlen)
 {
     ninfos = 0;
+    collect_sources();
     const char *lists[HP_METRIC_SOURCES] = { perf, rusage, papi };
     for (int s = 0; s < HP_METRIC_SOURCES; s++)
         if (add_list((hp_metric_source)s, lists[s], err, errlen) < 0)
@@ -145,6 +166,7 @@ int hp_metrics_setup(const char *perf, const char *rusage, const char *papi, cha
 
 void hp_metrics_list(FILE *out)
 {
+    collect_sources();
     for (int s = 0; s < HP_METRIC_SOURCES; s++) {
         if (sources[s] == NULL)
             continue;

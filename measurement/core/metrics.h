@@ -90,20 +90,27 @@ extern const hp_metric_source_ops hp__metric_perf_ops;
 extern const hp_metric_source_ops hp__metric_rusage_ops;
 extern const hp_metric_source_ops hp__metric_papi_ops;
 
-/* The core knows the sources only through this table, which the adapters fill: folders
- * call downwards (doc/architecture.md), so the core never names an adapter. Registering
- * the same source again replaces its entry. Not thread-safe: for start-up only. */
-void hp_metrics_register(hp_metric_source s, const hp_metric_source_ops *ops);
+/* One source as its adapter file declares it (HP_METRIC_SOURCE_REGISTER). Aligned to
+ * its size, so that the linker lays the entries out as an array with no gaps. */
+typedef struct __attribute__((aligned(16))) hp_metric_source_entry {
+    hp_metric_source source;
+    const hp_metric_source_ops *ops;
+} hp_metric_source_entry;
 
-/* Each source's file registers itself from a constructor that runs before the library
- * constructor (thread_attach.c, default priority) starts measurement and resolves
- * HP_METRIC_*. Programs that link the core statically (hp-info, unit tests) pull no
- * source in by itself, so they call hp_metrics_register themselves. */
+/* The core knows the sources only through a table the adapters fill: folders call
+ * downwards (doc/architecture.md), so the core never names an adapter. Each source's
+ * file puts an entry in the linker section hp_metric_sources, which the core reads
+ * (__start_/__stop_hp_metric_sources) when it resolves HP_METRIC_*: static data, no
+ * constructor, so it is there even when another library's constructor calls
+ * instrumented code and starts measurement before ours ran (runtime.h). */
 #define HP_METRIC_SOURCE_REGISTER(s, ops)                                              \
-    __attribute__((constructor(200))) static void register_metric_source(void)         \
-    {                                                                                  \
-        hp_metrics_register(s, &(ops));                                                \
-    }
+    __attribute__((used, section("hp_metric_sources"))) static const                  \
+        hp_metric_source_entry metric_source_entry = { (s), &(ops) };
+
+/* Sets a source by hand, in place of the linked entry (ops NULL: none): programs that link
+ * the core statically and pull no source in by itself (hp-info, unit tests). Not
+ * thread-safe: for start-up only. */
+void hp_metrics_register(hp_metric_source s, const hp_metric_source_ops *ops);
 
 /* Resolves the three comma-separated lists (NULL or "" = none). Returns 0, or -1 with a
  * message naming the variable, the bad name and `hp-info metrics` in err. Counters that

@@ -46,6 +46,34 @@ unsanitized() {
 # Keep experiments from one test from reading the filter or settings of the caller.
 unset HP_FILTERING_FILE HP_EXPERIMENT_DIRECTORY HP_TOTAL_MEMORY HP_TIMER HP_VERBOSE
 
+# have_chromium: true when `chromium` is on PATH; as root it is installed (apt-get)
+# first when missing. Tests that drive a browser skip those checks when false.
+have_chromium() {
+    command -v chromium >/dev/null 2>&1 && return 0
+    [ "$(id -u)" -eq 0 ] || return 1
+    echo "# installing chromium (apt-get)"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium \
+        >"$WORK/apt.log" 2>&1 ||
+        { apt-get update -qq >>"$WORK/apt.log" 2>&1 &&
+            DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium \
+                >>"$WORK/apt.log" 2>&1; }
+    command -v chromium >/dev/null 2>&1
+}
+
+# chrome NAME ARGS... : headless Chromium with a fresh profile directory, no network
+# services; stderr (with the page's console) goes to $WORK/NAME.err.
+chrome() {
+    _n=$1
+    shift
+    _profile=$(mktemp -d "$WORK/chrome-profile.XXXXXX")
+    unsanitized timeout -k 10 120 chromium --headless --no-sandbox --disable-gpu --no-first-run \
+        --disable-background-networking --disable-component-update --disable-sync \
+        --user-data-dir="$_profile" --enable-logging=stderr --v=0 "$@" 2>"$WORK/$_n.err"
+    _rc=$?
+    rm -rf "$_profile"
+    return $_rc
+}
+
 plan() { echo "1..$1"; }
 
 ok() {

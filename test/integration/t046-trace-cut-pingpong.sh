@@ -13,7 +13,7 @@
 # tracing with sampling takes the adaptive buffer by default, with no flush. Sampling
 # off: the flushing buffer as before, no cut, every message kept.
 . "$HP_SRCDIR/test/integration/lib.sh"
-plan 20
+plan 21
 
 # dropped DIR: per rank "marked" when TRACE EVENTS DROPPED is entered once as a calling
 # context, left once after it, and only samples (and that Leave) follow its Enter before
@@ -90,7 +90,10 @@ done
 # Sampling off: the flushing buffer, no cut, nothing dropped, every message matched.
 timeout 300 env HP_ENABLE_TRACING=true HP_TRACE_BUFFER=256K HP_EXPERIMENT_DIRECTORY=nos \
     mpiexec -n 2 ./pp 3 1500 > nos.out 2> nos.err
+nos_status=$?
 rounds=$(sed -n 's/^rounds=//p' nos.out)
+check "sampling off: the run succeeds with at least 1500 rounds" \
+    test "$nos_status" -eq 0 -a "${rounds:-0}" -ge 1500
 check "sampling off: no cut, nothing marked, every message matched" \
     sh -c "! grep -q 'Trace cut' nos/summary.txt && ! otf2-print nos/traces.otf2 | grep -q 'TRACE EVENTS DROPPED'"
 check "sampling off: every message matched" trace_matched nos

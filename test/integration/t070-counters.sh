@@ -6,7 +6,7 @@
 # program with the variable, the name and `hp-info metrics`; a counter that exists but has
 # no hardware here (no PMU: instructions, PAPI_TOT_INS) gets one message and the run goes on.
 . "$HP_SRCDIR/test/integration/lib.sh"
-plan 26
+plan 30
 
 N=1000
 check "build pages.c with hp-instrument" hp-instrument gcc -O1 -o pages "$PROGRAMS/counters/pages.c"
@@ -46,6 +46,20 @@ expect_fail "hp-report --metric bogus lists the profile's metrics, counters incl
     hp-report exp --metric bogus
 
 # A snapshot while main and open_region are open: their counters so far, never negative.
+# Measurement can start from the first event, in another library's constructor, before
+# libhpmeasure's constructors ran (runtime.h): the counter sources are static data then.
+check "build libearly.so (its constructor calls an instrumented function)" \
+    gcc -O1 -shared -fPIC -finstrument-functions -o libearly.so "$PROGRAMS/counters/early_lib.c"
+# libhpmeasure first: the loader runs the later library's constructors first.
+check "link a program with -lhpmeasure -learly" hp-instrument gcc -O1 -o early \
+    -I"$PROGRAMS/counters" "$PROGRAMS/counters/early_main.c" -L. -Wl,-rpath,"$WORK" \
+    -Wl,--push-state,--no-as-needed -lhpmeasure -learly -Wl,--pop-state
+HP_METRIC_RUSAGE=ru_minflt HP_EXPERIMENT_DIRECTORY=exp-early \
+    check "HP_METRIC_RUSAGE=ru_minflt when measurement starts in libearly's constructor" ./early
+check_eq "its output; early_start measured at the root (before main), with ru_minflt" \
+    "early 45 1 1" "$(cat "$WORK/last.out") $($CUBEDUMP exp-early/profile.cubex | grep -c '^early/early_start/early_work	.*ru_minflt_incl=') \
+$(grep -c 'ru_minflt' exp-early/summary.txt)"
+
 check "build snapshot.c" hp-instrument gcc -O1 -o snapshot "$PROGRAMS/counters/snapshot.c"
 HP_DUMP_SIGNAL=USR1 HP_METRIC_PERF=page-faults HP_EXPERIMENT_DIRECTORY=exp-snap ./snapshot 2>/dev/null
 $CUBEDUMP exp-snap/snapshot-1/profile.cubex | awk -F'\t' '{ for (i = 3; i <= NF; i++) {

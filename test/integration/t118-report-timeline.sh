@@ -16,7 +16,7 @@
 # Bad input gives exit status 2 and a message naming it.
 . "$HP_SRCDIR/test/integration/lib.sh"
 . "$PROGRAMS/mpi/mpi-lib.sh"
-plan 51
+plan 56
 TECHECK="$PY $HP_SRCDIR/test/tools/trace_event_check.py"
 READER2="$PY $HP_SRCDIR/test/tools/otf2_second_reader.py"
 
@@ -182,6 +182,32 @@ check "--no-thinning keeps all $visits" sh -c \
     "hp-report timeline big --no-thinning -o all.json && test \$($TECHECK all.json | sed 's/.*slices \([0-9]*\),.*/\1/') -eq $visits"
 check "big: python3-otf2 agrees with otf2-print" $READER2 big/traces.otf2
 
+# --- a region name with JSON's and HTML's special characters, UTF-8 and a stray byte
+printf '%s\n' '#include <hp/user.h>' 'HP_USER_REGION_DEFINE(odd);' \
+    'int main(void) { HP_USER_REGION_BEGIN(odd, "a\"b\\</script>\303\251\t\377", 0); HP_USER_REGION_END(odd); return 0; }' \
+    > odd.c
+check "build a program with a region named a\"b\\</script>é<TAB><0xff>" hp-instrument gcc -O1 -o odd odd.c
+HP_ENABLE_TRACING=true HP_EXPERIMENT_DIRECTORY=oddexp ./odd
+hp-report timeline oddexp -o odd.json
+hp-report timeline oddexp --format html -o odd.html
+check_eq "the name reads back from the JSON and the page's JSON, the stray byte as U+FFFD" \
+    '"a\"b\\</script>\u00e9\t\ufffd" 1 1' "$($PY -c '
+import json, re
+names = {e["name"] for e in json.load(open("odd.json"))["traceEvents"] if e["ph"] == "X"}
+page = open("odd.html", encoding="utf-8").read()
+d = json.loads(re.search(r"<script id=\"data\" type=\"application/json\">(.*?)</script>", page, re.S).group(1))
+odd = [n for n in names if n.startswith("a")]
+print(json.dumps(odd[0]), len(odd), int(odd[0] in d["names"]))')"
+
+# A rank killed before it wrote its event file: the other ranks are drawn (traffic.c's
+# ranks make the same calls: 3/4 of the slices), with a note naming the location.
+rm -rf miss && cp -r mpi miss && rm miss/traces/4294967296.evt
+hp-report timeline miss --no-thinning -o miss.json 2> miss.err
+check_eq "rank 1's .evt missing: status 0, one note, 3/4 of the slices, the checker passes" \
+    "0 1 $(( $(head -1 mpi.counts | sed 's/.*slices \([0-9]*\),.*/\1/') * 3 / 4 )) 0" \
+    "$? $(grep -c '^hp-report timeline: miss/traces.otf2: note: location 4294967296 has no event file' miss.err) \
+$($TECHECK miss.json | sed 's/.*slices \([0-9]*\),.*/\1/') $($TECHECK miss.json | grep -c '^error')"
+
 # --- the checker itself rejects what a viewer would draw wrongly
 printf '%s\n' '{"traceEvents":[{"ph":"M","name":"thread_name","pid":1,"tid":1,"args":{"name":"t"}},' \
     '{"ph":"X","name":"a","pid":1,"tid":1,"ts":0,"dur":10},{"ph":"X","name":"b","pid":1,"tid":1,"ts":5,"dur":10},' \
@@ -199,4 +225,23 @@ expect_fail "a file that is not OTF2: named" "serial.json: not an OTF2 archive" 
     hp-report timeline serial.json -o x.json
 expect_fail "a bad --format: named with the accepted ones" "--format 'svg': expected json or html" \
     hp-report timeline exp --format svg -o x.svg
+hp-report timeline exp -o nodir/x.json 2> unwritable.err
+check_eq "an output that cannot be written: named, status 2 (as hp-report html)" \
+    "2 1" "$? $(grep -c '^hp-report timeline: nodir/x.json: cannot write: No such file' unwritable.err)"
+# traces.def cut anywhere from byte 20 on: exit status 2 and the archive named, never a
+# crash (the unfixed reader crashed on most lengths from 180 bytes on here). Without its
+# last byte only, the file still reads whole.
+cut_status() {
+    size=$(wc -c < exp/traces.def)
+    for n in $(seq 20 $((size - 2))); do
+        rm -rf cut && cp -r exp cut && truncate -s $n cut/traces.def
+        hp-report timeline cut -o cut.json 2> cut.err
+        rc=$?
+        if [ $rc -ne 2 ] || ! grep -q 'cut/traces.otf2: libotf2 could not read the trace' cut.err; then
+            echo "length $n: status $rc"; cat cut.err
+        fi
+    done
+}
+check_eq "traces.def cut to every length from 20 bytes to all but its last byte: status 2 and a message each time" \
+    "" "$(cut_status)"
 finish

@@ -13,20 +13,6 @@
 . "$PROGRAMS/mpi/mpi-lib.sh"
 plan 16
 
-# chrome NAME ARGS... : headless Chromium with a fresh profile directory and no network
-# services; stderr (with the page's console) goes to NAME.err.
-chrome() {
-    _n=$1
-    shift
-    _profile=$(mktemp -d "$WORK/chrome-profile.XXXXXX")
-    unsanitized timeout -k 10 120 chromium --headless --no-sandbox --disable-gpu --no-first-run \
-        --disable-background-networking --disable-component-update --disable-sync \
-        --user-data-dir="$_profile" --enable-logging=stderr --v=0 "$@" 2>"$WORK/$_n.err"
-    _rc=$?
-    rm -rf "$_profile"
-    return $_rc
-}
-
 # attr NAME DOM: the value of the body's data-NAME in a dumped DOM
 attr() {
     sed -n "s/.*<body[^>]* data-$1=\"\([^\"]*\)\".*/\1/p" "$2" | head -1
@@ -49,7 +35,7 @@ check "python3-otf2 reads both traces as otf2-print does" sh -c \
     "$PY $HP_SRCDIR/test/tools/otf2_second_reader.py mpi/traces.otf2 &&
      $PY $HP_SRCDIR/test/tools/otf2_second_reader.py thr/traces.otf2"
 
-if command -v chromium >/dev/null 2>&1; then
+if have_chromium; then
     chrome mpi --dump-dom "file://$WORK/mpi.html" > mpi.dom
     check_eq "mpi: script finished, no errors (onerror), 4 lanes of 4 processes, 24 messages" \
         "1 0 4 4 24" \
@@ -85,7 +71,7 @@ print(next(i for i, p in enumerate(t["p"]) if d["names"][d["paths"][2 * p + 1]] 
     check "a screenshot is taken ($shot)" sh -c "head -c 8 '$shot' | od -c | grep -q 'P   N   G'"
 else
     echo "# chromium is not installed (apt-get install chromium): browser checks skipped"
-    for t in mpi-dom mpi-lanes mpi-lines mpi-console threads broken screenshot; do
+    for t in mpi-dom mpi-lanes mpi-lines mpi-console click threads broken screenshot; do
         skip "chromium: $t" "chromium is not installed"
     done
 fi

@@ -13,10 +13,11 @@ plan 23
 check "build signal.c with hp-instrument mpicc" hp-instrument mpicc -O1 -o signal \
     "$MPIPROGS/signal.c"
 
-# start_job DIR: starts the job in the background (pid in $job) and waits for pid.*.
+# start_job DIR [MPIEXEC_EXTRA=...]: starts the job in the background (pid in $job) and
+# waits for pid.*.
 start_job() {
     rm -f pid.*
-    mpirun4 HP_EXPERIMENT_DIRECTORY=$1 ./signal > $1.out 2> $1.err &
+    mpirun4 ${2:-} HP_EXPERIMENT_DIRECTORY=$1 ./signal > $1.out 2> $1.err &
     job=$!
     for i in $(seq 300); do [ "$(ls pid.* 2>/dev/null | wc -l)" -eq 4 ] && break; sleep 0.1; done
 }
@@ -34,7 +35,10 @@ paths() {
     $CUBEDUMP "$1" | awk -F'\t' '$1 !~ /MPI_Finalize$/ { print $1 }' | LC_ALL=C sort -u
 }
 
-start_job all
+# -disable-auto-cleanup: every rank gets the signal, and mpiexec must not kill a rank
+# still writing its files once another has ended by it (the launcher race t063 avoids);
+# with one rank signalled, the others must be ended by mpiexec, so that job keeps it.
+start_job all MPIEXEC_EXTRA=-disable-auto-cleanup
 kill -TERM $(cat pid.*)
 wait $job
 rc=$?

@@ -12,7 +12,8 @@ mpirun4() {
     mpirun_n 4 "$@"
 }
 
-# mpirun_n N [VAR=VALUE]... PROGRAM [ARG]... : the same on N ranks.
+# mpirun_n N [VAR=VALUE]... PROGRAM [ARG]... : the same on N ranks. MPIEXEC_EXTRA=...
+# among the variables adds options of mpiexec's own (e.g. -disable-auto-cleanup).
 mpirun_n() {
     timeout -k 10 "$HP_MPI_TIMEOUT" sh -c '
         n=$1
@@ -23,7 +24,7 @@ mpirun_n() {
             *) break ;;
             esac
         done
-        exec mpiexec -n "$n" "$@"' mpirun_n "$@"
+        exec mpiexec ${MPIEXEC_EXTRA:-} -n "$n" "$@"' mpirun_n "$@"
 }
 
 # skip "description" "reason": a TAP test point that is skipped (counts as passed).

@@ -214,3 +214,9 @@ trace_matched() {
         grep -Eq 'p2p: ([0-9]+) sends, \1 receives, \1 matched pairs' "$1.check" &&
         ! grep -q unmatched "$1.check"
 }
+
+# without_asan_ld_warnings FILE: FILE without the linker's warnings about libasan's own
+# tmpnam calls, which every link of a sanitizer build prints (doc/testing.md).
+without_asan_ld_warnings() {
+    grep -v '^/usr/bin/ld: .*libasan[.]so.*: warning: the use of' "$1"
+}

@@ -12,11 +12,6 @@
 # standing; on a terminal the diagnostics keep the colours (and links) of the plain ones.
 . "$HP_SRCDIR/test/integration/lib.sh"
 
-# without_asan_ld_warnings FILE: FILE without the linker's warnings about libasan's own
-# tmpnam calls, which every link of a sanitizer build prints (doc/testing.md).
-without_asan_ld_warnings() {
-    grep -v '^/usr/bin/ld: .*libasan[.]so.*: warning: the use of' "$1"
-}
 plan 33
 unset HP_INSTRUMENT_STRICT HP_WRAPPER HP_WRAPPER_ARGS HP_INSTRUMENT_TEST_FAIL HP_INSTRUMENT_PLUGIN
 export HP_OVERHEAD_BUDGET=0

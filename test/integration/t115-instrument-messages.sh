@@ -39,10 +39,10 @@ note_of() {
 if [ -f "$HP_INSTRUMENT_LIBDIR/hpmeasure/hpmeasure_gcc.so" ]; then
     hp-instrument gcc -O2 -flto -o lto prog.c 2>lto.err
     check_eq "-flto in one step: nothing on stderr, the note names the plug-in" \
-        "|$PLUGIN_LINE" "$(cat lto.err)|$(note_of lto)"
+        "|$PLUGIN_LINE" "$(without_asan_ld_warnings lto.err)|$(note_of lto)"
     { hp-instrument gcc -O2 -flto -c prog.c -o prog.o && hp-instrument gcc -O2 -flto -o lto2 prog.o; } 2>lto2.err
     check_eq "-flto compile, then link: nothing on stderr, the note names the plug-in" \
-        "|$PLUGIN_LINE" "$(cat lto2.err)|$(note_of lto2)"
+        "|$PLUGIN_LINE" "$(without_asan_ld_warnings lto2.err)|$(note_of lto2)"
     check_eq "-flto: the hooks are the plug-in's" "yes" \
         "$(nm -u lto | grep -qw __hp_plugin_enter && echo yes)"
 else
@@ -52,11 +52,11 @@ fi
 # ---- HP_INSTRUMENT_PLUGIN= ------------------------------------------------------------------
 HP_INSTRUMENT_PLUGIN= hp-instrument gcc -O1 -c prog.c other.c 2>empty.err
 check_eq "HP_INSTRUMENT_PLUGIN= : one line for a command with two sources" \
-    "$EMPTY_NOTE" "$(cat empty.err)"
+    "$EMPTY_NOTE" "$(without_asan_ld_warnings empty.err)"
 HP_INSTRUMENT_PLUGIN= hp-instrument gcc -o empty prog.o other.o 2>empty-link.err
-check_eq "HP_INSTRUMENT_PLUGIN= : nothing for a link of objects alone" "" "$(cat empty-link.err)"
+check_eq "HP_INSTRUMENT_PLUGIN= : nothing for a link of objects alone" "" "$(without_asan_ld_warnings empty-link.err)"
 HP_INSTRUMENT_PLUGIN= hp-instrument --no-plugin gcc -O1 -c prog.c 2>empty-quiet.err
-check_eq "HP_INSTRUMENT_PLUGIN= with --no-plugin: nothing" "" "$(cat empty-quiet.err)"
+check_eq "HP_INSTRUMENT_PLUGIN= with --no-plugin: nothing" "" "$(without_asan_ld_warnings empty-quiet.err)"
 HP_INSTRUMENT_PLUGIN= hp-instrument gcc -O1 -o empty prog.c 2>/dev/null
 check_eq "HP_INSTRUMENT_PLUGIN= : the note names -finstrument-functions" \
     "  compiler hooks without the GCC plug-in (-finstrument-functions): every function of the instrumented sources" \
@@ -67,7 +67,7 @@ if command -v mpicxx >/dev/null && command -v clang++ >/dev/null; then
     printf '#include <cstdio>\n__attribute__((noinline)) int twice(int x) { return 2 * x; }\nint main() { std::printf("%%d\\n", twice(21)); }\n' >prog.cpp
     MPICH_CXX=clang++ hp-instrument mpicxx -O2 -o viaclang prog.cpp 2>clang.err
     check_eq "MPICH_CXX=clang++ hp-instrument mpicxx: one line naming clang's mode" \
-        "$CLANG_NOTE" "$(cat clang.err)"
+        "$CLANG_NOTE" "$(without_asan_ld_warnings clang.err)"
     check_eq "MPICH_CXX=clang++: the note names clang's after-inlining hooks" \
         "  compiler hooks of clang (-finstrument-functions-after-inlining): the functions of the instrumented sources that remain calls after inlining" \
         "$(note_of viaclang)"

@@ -553,11 +553,11 @@ def main():
          " * HP_MPI_REAL, byte/request helpers (mpi_bytes.c, mpi_requests.c), hp_mpi_exit.",
          " * HP_MPI_REAL(name) is the next definition of name after ours: another PMPI tool's",
          " * MPI_name when one comes after us in the symbol search order, else MPI's own.",
-         " * hp_mpi_resolve_next() looks them up once, when the library is loaded; until then",
-         " * (and when there is no next definition) the pointers hold PMPI_name. */",
+         " * resolve_next_definitions() looks them up once, when the library is loaded; until",
+         " * then (and when there is no next definition) the pointers hold PMPI_name. */",
          "#include <dlfcn.h>", "#include <mpi.h>", "#include <stddef.h>", "#include <string.h>",
          '#include "mpi_adapter.h"', '#include "mpi_bytes.h"', '#include "mpi_comms.h"',
-         '#include "mpi_requests.h"', '#include "mpi_functions.h"',
+         '#include "mpi_lifecycle.h"', '#include "mpi_requests.h"', '#include "mpi_functions.h"',
          '#include "measurement/core/runtime_calls.h"', "",
          "#pragma GCC diagnostic ignored \"-Wunused-parameter\"", "",
          "#define HP_MPI_API __attribute__((visibility(\"default\")))", "",
@@ -572,7 +572,7 @@ def main():
     for f, _ in wrapped:
         c.append('    { &hp_mpi_next_%s, "%s" },' % (f.name, f.name))
     c += ["};", "",
-          "void hp_mpi_resolve_next(void)",
+          "__attribute__((constructor)) static void resolve_next_definitions(void)",
           "{",
           "    for (size_t i = 0; i < sizeof hp_mpi_next_slots / sizeof hp_mpi_next_slots[0]; i++) {",
           "        void *next = dlsym(RTLD_NEXT, hp_mpi_next_slots[i].name);",

@@ -20,7 +20,7 @@
  * The unmeasured branch costs the check in hp_mpi_enter (which still counts the call).
  * A function without helpers (MPI_Comm_rank) ends with hp_mpi_exit_no_bytes instead.
  * hp_mpi_next_MPI_Send is PMPI_Send, or another PMPI tool's MPI_Send when one comes
- * after us (set once at load by hp_mpi_resolve_next; mpi_stacking.c).
+ * after us (looked up once, when the library is loaded, by the generated mpi_wrappers.c).
  */
 #ifndef HP_ADAPTERS_MPI_MPI_ADAPTER_H
 #define HP_ADAPTERS_MPI_MPI_ADAPTER_H
@@ -163,17 +163,5 @@ int hp_mpi_selection_init(const char *groups, const char *exclude, char *err, si
  * message in err. */
 extern unsigned char hp_mpi_unwind[];
 int hp_mpi_unwind_init(const char *exclude, char *err, size_t errlen);
-
-/* Life-cycle hooks, called by the generated wrappers of the special functions
- * (core side, mpi_lifecycle.c). */
-void hp_mpi_after_init(void);            /* after a successful PMPI_Init / PMPI_Init_thread */
-void hp_mpi_before_finalize(void);       /* before PMPI_Finalize: unify and write the profile */
-void hp_mpi_before_abort(int errorcode); /* before PMPI_Abort: leave this rank's data */
-
-/* Stacking with other PMPI tools (mpi_stacking.c, doc/mpi.md "Other PMPI tools"). */
-void hp_mpi_resolve_next(void); /* generated: each wrapper's next definition, once */
-void hp__mpi_explain_bypass(int rank); /* why MPI_Init did not reach us, if we can tell */
-void hp__mpi_report_shadowed(int rank); /* MPI functions another object defines first */
-bool hp__mpi_explain_finalize_bypass(int rank); /* at exit: MPI finalized without us? */
 
 #endif

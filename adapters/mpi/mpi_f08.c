@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 #include "adapters/mpi/mpi_adapter.h"
+#include "adapters/mpi/mpi_lifecycle.h"
 #include "mpi_functions.h"
 #include "measurement/core/runtime_calls.h"
 #include "util/compiler.h"

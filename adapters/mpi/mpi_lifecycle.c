@@ -11,8 +11,10 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
+#include "adapters/mpi/mpi_lifecycle.h"
 #include "adapters/mpi/mpi_adapter.h"
 #include "adapters/mpi/mpi_plugins.h"
+#include "adapters/mpi/mpi_stacking.h"
 #include "adapters/mpi/mpi_trace.h"
 #include "adapters/mpi/mpi_offcpu.h"
 #include "adapters/mpi/mpi_transport.h"

@@ -1,8 +1,8 @@
 /*
  * Stacking with other PMPI tools (doc/mpi.md, "Other PMPI tools").
  *
- * Our wrappers call the next definition of their MPI function (hp_mpi_resolve_next,
- * generated with the wrappers, fills the pointers once when the library is loaded), so
+ * Our wrappers call the next definition of their MPI function (the generated
+ * mpi_wrappers.c looks the definitions up once, when the library is loaded), so
  * a tool whose MPI_* come after ours in the symbol search order still sees every call.
  * A tool whose MPI_* come first calls PMPI_* itself and we never see those calls: rank 0
  * says so, naming the object, after MPI_Init for the functions it shadows
@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "adapters/mpi/mpi_stacking.h"
 #include "adapters/mpi/mpi_adapter.h"
 #include "adapters/mpi/mpi_functions.h"
 #include "util/log.h"
@@ -71,11 +72,6 @@ void hp__mpi_report_shadowed(int rank)
                 count == 1 ? "is" : "are", object_name(&first_who), count == 1 ? "its" : "their");
     if (self != NULL)
         dlclose(self); /* only the reference dlopen took */
-}
-
-__attribute__((constructor)) static void find_next_definitions(void)
-{
-    hp_mpi_resolve_next();
 }
 
 /* A rank whose MPI_Init reached us and whose MPI_Finalize did not may still have called

@@ -86,7 +86,7 @@ void hp_mpi_after_init(void)
     if (t != NULL && hp_cfg.enable_tracing) /* same on every rank */
         hp_mpi_trace_sync_clocks();
     if (measuring) {
-        hp_runtime_set_mpi(world_rank, world_size);
+        hp_job_set_mpi(world_rank, world_size);
         hp__mpi_plugins_load(world_rank, world_size);
         hp__mpi_modes_update(); /* the plug-ins' selection changes the calls' modes */
         hp_runtime_warn_unknown_names(world_rank); /* said at start unless under hp-run */
@@ -105,7 +105,7 @@ void hp_mpi_before_finalize(void)
     hp_signals_hold(); /* a signal now waits until the merged profile is written */
     hp__mpi_plugins_finalize();
     hp__mpi_modes_update();
-    bool measured = hp_runtime_mpi_active() && hp_runtime_stop();
+    bool measured = hp_job_mpi_active() && hp_runtime_stop();
     hp_finalize_job(t, measured);
     hp__mpi_transport_close();
     hp_signals_release();
@@ -113,7 +113,7 @@ void hp_mpi_before_finalize(void)
 
 void hp_mpi_before_abort(int errorcode)
 {
-    if (!hp_runtime_mpi_active() || !hp_runtime_stop())
+    if (!hp_job_mpi_active() || !hp_runtime_stop())
         return;
     hp_warn("rank %d calls MPI_Abort(%d); writing its own "
             "profile-rank%d.cubex", world_rank, errorcode, world_rank);

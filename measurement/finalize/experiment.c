@@ -25,7 +25,7 @@
 #include "profile_build.h"
 #include "measurement/waitstates/waitstates.h"
 #include "measurement/core/region.h"
-#include "measurement/core/runtime_job.h"
+#include "measurement/core/job.h"
 #include "site_log.h"
 #include "measurement/sampling/sampling.h"
 #include "profile/summary.h"
@@ -339,7 +339,7 @@ void hp_experiment_plan_job(hp_experiment_job *plan)
     *plan = (hp_experiment_job){ .first = 0 };
     snprintf(plan->token, sizeof(plan->token), "%.40s:%ld:%llu", host, (long)getpid(),
              (unsigned long long)hp_timer_monotonic_ns());
-    base_name(hp_runtime_start_time(), plan->base, sizeof(plan->base));
+    base_name(hp_job_start_time(), plan->base, sizeof(plan->base));
     char dir[PATH_SIZE / 2];
     struct stat st;
     while (plan->first < MAX_SUFFIX &&
@@ -526,15 +526,15 @@ const char *hp_experiment_directory(void)
 {
     if (directory[0] != '\0')
         return directory;
-    if (job.token[0] == '\0' && hp_runtime_mpi_active()) {
+    if (job.token[0] == '\0' && hp_job_mpi_active()) {
         /* No directory of its own: the job's would be written without it. */
         hp_error("rank %d: no experiment directory to write into (rank 0, which names "
-                 "it, does not measure)", hp_runtime_rank());
+                 "it, does not measure)", hp_job_rank());
         return directory;
     }
     int rc = job.token[0] != '\0'
                  ? claim_job_directory(directory, sizeof(directory))
-                 : create_directory(hp_runtime_start_time(), directory, sizeof(directory));
+                 : create_directory(hp_job_start_time(), directory, sizeof(directory));
     if (rc < 0) {
         char shown_dir[SHOWN_SIZE];
         int error = errno;
@@ -689,7 +689,7 @@ int hp_experiment_build(hp_profile_data *d)
 {
     static char host[256] = "localhost";
     gethostname(host, sizeof(host) - 1);
-    hp_profile_options options = { hp_runtime_rank(), hp_runtime_mpi_active(),
+    hp_profile_options options = { hp_job_rank(), hp_job_mpi_active(),
                                    hp_cfg.profiling_recursion == HP_RECURSION_COLLAPSE,
                                    hp_ws_on };
     if (hp_location_list() == NULL) {
@@ -844,8 +844,8 @@ void hp_experiment_snapshot(int number)
         goto out;
     }
     close(dfd);
-    if (hp_runtime_mpi_active())
-        snprintf(suffix, sizeof(suffix), "-rank%d", hp_runtime_rank());
+    if (hp_job_mpi_active())
+        snprintf(suffix, sizeof(suffix), "-rank%d", hp_job_rank());
     snprintf(interruption, sizeof(interruption), "snapshot %d, taken while the program "
              "ran", number);
     write_profile_in(dir, &d.profile, suffix);

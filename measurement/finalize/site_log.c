@@ -27,7 +27,7 @@
 #include <unistd.h>
 
 #include "measurement/core/config.h"
-#include "measurement/core/runtime_job.h"
+#include "measurement/core/job.h"
 #include "profile/summary.h"
 #include "util/log.h"
 
@@ -278,7 +278,7 @@ static size_t build_record(const hp_profile *p, char **buf)
         return 0;
     double mpi_seconds, wall = wall_seconds(p);
     mpi_total *totals = mpi_totals(p, &mpi_seconds);
-    time_t start = hp_runtime_start_time();
+    time_t start = hp_job_start_time();
     struct tm tm;
     char start_text[32] = "";
     if (gmtime_r(&start, &tm) != NULL)

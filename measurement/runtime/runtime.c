@@ -279,7 +279,7 @@ static int reserve_memory_budget(void)
  * hp-run process whose MPI_Init another tool hid from us writes nothing on a signal. */
 static bool will_write(void)
 {
-    return hp_runtime_running() && (hp_runtime_mpi_active() || !mpi_required);
+    return hp_runtime_running() && (hp_job_mpi_active() || !mpi_required);
 }
 
 /* Returns the state to enter: running, or disabled when something is missing. */
@@ -337,7 +337,7 @@ static int start_measurement(void)
             hp_trace_set_sample_record(hp_trace_slots(HP_TRACE_SAMPLE), hp_sampling_trace_rearm);
         hp_location_set_tracing(true);
     }
-    hp_runtime_set_start_time(time(NULL));
+    hp_job_set_start_time(time(NULL));
     static const hp_signal_actions actions = { will_write, hp_runtime_finalize };
     hp_signals_install(&actions);
     atexit(finalize_at_exit);
@@ -395,8 +395,8 @@ void hp_runtime_finalize(void)
 {
     if (!hp_runtime_stop())
         return;
-    if (hp_runtime_mpi_active()) {
-        int rank = hp_runtime_rank();
+    if (hp_job_mpi_active()) {
+        int rank = hp_job_rank();
         if (mpi_end_explainer == NULL || !mpi_end_explainer(rank))
             hp_warn("rank %d ended without MPI_Finalize; writing its own "
                     "profile-rank%d.cubex", rank, rank);

@@ -10,7 +10,7 @@
 
 #include <stdbool.h>
 
-#include "measurement/core/runtime_job.h" /* the job identity (MPI rank, start time) lives there */
+#include "measurement/core/job.h" /* the job identity (MPI rank, start time) lives there */
 
 /* Starts measurement if that has not happened; true while measurement runs. Cheap
  * after the first call. Exits the process (status 1, before anything was measured)

@@ -34,7 +34,7 @@
 
 #include "measurement/core/config.h"
 #include "measurement/finalize/experiment.h"
-#include "measurement/core/runtime_job.h"
+#include "measurement/core/job.h"
 #include "measurement/core/signal_names.h"
 #include "measurement/core/timer.h"
 #include "util/compiler.h"
@@ -145,8 +145,8 @@ static bool finalize_for(int sig)
         hp_log_safe(HP_LOG_WARN, "%s: writing the measurement so far", text);
         hp_experiment_set_interrupted(text);
         measurement.finalize();
-        if (hp_runtime_mpi_active() && program_action[sig].sa_handler == SIG_DFL)
-            hp_experiment_wait_for_ranks(hp_runtime_size(), MPI_GRACE_MS);
+        if (hp_job_mpi_active() && program_action[sig].sa_handler == SIG_DFL)
+            hp_experiment_wait_for_ranks(hp_job_size(), MPI_GRACE_MS);
     }
     end_write(true);
     return true;

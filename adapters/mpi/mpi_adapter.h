@@ -3,24 +3,8 @@
  * mpi_proto.h by gen-wrappers.py into the build tree) call, implemented by the
  * hand-written files of this folder and the measurement core.
  *
- * A generated wrapper has this shape (MPI_Send):
- *
- *     int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
- *                  MPI_Comm comm)
- *     {
- *         hp_mpi_frame f;
- *         if (!hp_mpi_enter(&f, HP_MPI_FN_MPI_Send))
- *             return hp_mpi_next_MPI_Send(buf, count, datatype, dest, tag, comm);
- *         int ret = hp_mpi_next_MPI_Send(buf, count, datatype, dest, tag, comm);
- *         hp_mpi_bytes_send(&f, count, datatype, dest);   <- from the semantics table
- *         hp_mpi_exit(&f);
- *         return ret;
- *     }
- *
- * The unmeasured branch costs the check in hp_mpi_enter (which still counts the call).
- * A function without helpers (MPI_Comm_rank) ends with hp_mpi_exit_no_bytes instead.
- * hp_mpi_next_MPI_Send is PMPI_Send, or another PMPI tool's MPI_Send when one comes
- * after us (looked up once, when the library is loaded, by the generated mpi_wrappers.c).
+ * What a generated wrapper looks like, line by line, is doc/mpi-wrappers.md (MPI_Send's,
+ * as `gen-wrappers.py --show MPI_Send` prints it).
  */
 #ifndef HP_ADAPTERS_MPI_MPI_ADAPTER_H
 #define HP_ADAPTERS_MPI_MPI_ADAPTER_H

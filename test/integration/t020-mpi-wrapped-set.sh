@@ -8,8 +8,9 @@
 #   entries of adapters/mpi/mpi-semantics.txt: MPI_DUP_FN, a macro for a callback;
 #   MPI_Status_f082c & co., defined in libmpichfort) are not exported by libmpich, so
 #   they do not show up here either.
+# And doc/mpi-wrappers.md shows the very wrapper the generator writes for MPI_Send.
 . "$HP_SRCDIR/test/integration/lib.sh"
-plan 4
+plan 5
 
 ALLOW_MISSING=""   # exported by the library, deliberately not wrapped
 ALLOW_EXTRA=""     # wrapped, not exported by the library
@@ -48,5 +49,22 @@ else
     not_ok "wrapped set = exported set"
     sed 's/^/# exported, not wrapped: /' missing.txt
     sed 's/^/# wrapped, not exported: /' extra.txt
+fi
+
+# The example of doc/mpi-wrappers.md: the C block after its "--show MPI_Send" marker is
+# what gen-wrappers.py prints for MPI_Send from the headers this build used.
+proto_h=$(sed -n 's/^MPI_PROTO_H = //p' "$HP_BUILDDIR/Makefile")
+mpio_h=$(sed -n 's/^MPIO_H = //p' "$HP_BUILDDIR/Makefile")
+$PY "$HP_SRCDIR/adapters/mpi/gen-wrappers.py" --header "$proto_h" --header "$mpio_h" \
+    --semantics "$HP_SRCDIR/adapters/mpi/mpi-semantics.txt" --show MPI_Send >send-shown.c 2>&1
+awk '/gen-wrappers.py --show MPI_Send/ { marker = 1; next }
+     marker && /^```c$/ { block = 1; next }
+     block && /^```$/ { exit }
+     block' "$HP_SRCDIR/doc/mpi-wrappers.md" >send-doc.c
+if [ -s send-doc.c ] && cmp -s send-shown.c send-doc.c; then
+    ok "doc/mpi-wrappers.md shows MPI_Send's wrapper as gen-wrappers.py --show MPI_Send prints it"
+else
+    not_ok "doc/mpi-wrappers.md shows MPI_Send's wrapper as gen-wrappers.py --show MPI_Send prints it"
+    diff -u send-doc.c send-shown.c | sed 's/^/# /'
 fi
 finish

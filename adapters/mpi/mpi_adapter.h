@@ -1,7 +1,9 @@
 /*
- * The MPI adapter's internal interface: what the generated wrappers (built from
- * mpi_proto.h by gen-wrappers.py into the build tree) call, implemented by the
- * hand-written files of this folder and the measurement core.
+ * What the MPI adapter's files share: the table of the wrapped MPI functions (generated
+ * by gen-wrappers.py from mpi_proto.h into the build tree: mpi_functions.c) and the frame
+ * that one measured call carries from enter to exit. A function is declared by the header
+ * of the file that defines it (mpi_event.h, mpi_selection.h, mpi_lifecycle.h, ...); the
+ * ones below, the trace rules of mpi-semantics.txt, are mpi_trace_rules.c's.
  *
  * What a generated wrapper looks like, line by line, is doc/mpi-wrappers.md (MPI_Send's,
  * as `gen-wrappers.py --show MPI_Send` prints it).
@@ -118,34 +120,5 @@ void hp_mpi_trace_completion(const hp_mpi_frame *f, uint64_t request, uint32_t c
 void hp_mpi_trace_collective_completion(const hp_mpi_frame *f, uint64_t request,
                                         uint32_t comm, uint32_t op, uint32_t root,
                                         uint64_t sent, uint64_t received);
-
-/* Core side (adapters/mpi/mpi_event.c). hp_mpi_enter returns 1 when the call is measured:
- * its region was entered and the wrapper must call hp_mpi_exit after the real call.
- * It returns 0 (and counts the call) when the function is not selected, when the call is
- * nested inside another MPI call, or when measurement is not running. */
-int hp_mpi_enter(hp_mpi_frame *f, unsigned fn);
-void hp_mpi_exit(hp_mpi_frame *f);
-/* hp_mpi_exit for the wrappers of functions without byte, request or trace helpers
- * (MPI_Comm_rank): their frames never count messages, so none are added to the node. */
-void hp_mpi_exit_no_bytes(hp_mpi_frame *f);
-/* Recomputes how each function's calls enter (mpi_event.c) after hp_mpi_measured,
- * hp_mpi_unwind or hp__mpi_plugin_selected changed. */
-void hp__mpi_modes_update(void);
-
-/* Which functions are measured: 1 per HP_MPI_FN_* (set up from HP_MPI_ENABLE_GROUPS and
- * HP_MPI_EXCLUDE by hp_mpi_selection_init, mpi_selection.c). */
-extern unsigned char hp_mpi_measured[];
-
-/* Parses the group list (comma or space separated Score-P group names, case-insensitive;
- * "default" = cg,coll,env,io,p2p,rma,topo,xnonblock; "all") and the exclude list
- * (function names). Returns 0, or -1 with a message naming the variable, the bad word and
- * the accepted words in err. */
-int hp_mpi_selection_init(const char *groups, const char *exclude, char *err, size_t errlen);
-
-/* With sampling: 1 per HP_MPI_FN_* whose calls unwind to learn their call path; the
- * functions listed in exclude (HP_MPI_UNWIND_EXCLUDE) do not. Returns 0, or -1 with a
- * message in err. */
-extern unsigned char hp_mpi_unwind[];
-int hp_mpi_unwind_init(const char *exclude, char *err, size_t errlen);
 
 #endif

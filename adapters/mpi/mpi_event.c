@@ -16,10 +16,12 @@
 
 #include <otf2/OTF2_Events.h>
 
+#include "adapters/mpi/mpi_event.h"
 #include "adapters/mpi/mpi_adapter.h"
 #include "adapters/mpi/mpi_comms.h"
 #include "adapters/mpi/mpi_functions.h"
 #include "adapters/mpi/mpi_plugins.h"
+#include "adapters/mpi/mpi_selection.h"
 #include "adapters/mpi/mpi_waitstates.h"
 #include "measurement/core/config.h"
 #include "measurement/core/event.h"

@@ -14,7 +14,7 @@
  */
 #include <stddef.h>
 
-#include "adapters/mpi/mpi_adapter.h"
+#include "adapters/mpi/mpi_event.h"
 #include "adapters/mpi/mpi_lifecycle.h"
 #include "mpi_functions.h"
 #include "measurement/core/runtime_calls.h"

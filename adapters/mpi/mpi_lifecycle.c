@@ -12,7 +12,7 @@
 #include <stdlib.h>
 
 #include "adapters/mpi/mpi_lifecycle.h"
-#include "adapters/mpi/mpi_adapter.h"
+#include "adapters/mpi/mpi_event.h"
 #include "adapters/mpi/mpi_plugins.h"
 #include "adapters/mpi/mpi_stacking.h"
 #include "adapters/mpi/mpi_trace.h"

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "mpi_selection.h"
 #include "mpi_adapter.h"
 #include "mpi_functions.h"
 #include "util/escape.h"

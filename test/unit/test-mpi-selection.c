@@ -4,6 +4,7 @@
  */
 #include <stddef.h>
 
+#include "adapters/mpi/mpi_selection.h"
 #include "adapters/mpi/mpi_adapter.h"
 #include "mpi_functions.h"
 #include "test.h"

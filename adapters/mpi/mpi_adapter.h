@@ -2,8 +2,9 @@
  * What the MPI adapter's files share: the table of the wrapped MPI functions (generated
  * by gen-wrappers.py from mpi_proto.h into the build tree: mpi_functions.c) and the frame
  * that one measured call carries from enter to exit. A function is declared by the header
- * of the file that defines it (mpi_event.h, mpi_selection.h, mpi_lifecycle.h, ...); the
- * ones below, the trace rules of mpi-semantics.txt, are mpi_trace_rules.c's.
+ * of the file that defines it (mpi_event.h, mpi_selection.h, mpi_lifecycle.h, ...),
+ * except the trace declarations below: the trace rules of mpi-semantics.txt and the
+ * trace events of requests (mpi_trace_rules.c), and hp_mpi_collective_op (mpi_event.c).
  *
  * What a generated wrapper looks like, line by line, is doc/mpi-wrappers.md (MPI_Send's,
  * as `gen-wrappers.py --show MPI_Send` prints it).

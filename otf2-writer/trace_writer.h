@@ -22,9 +22,9 @@
 #include <otf2/OTF2_Callbacks.h>
 
 #include "profile/profile.h"
-#include "measurement/core/trace_buffer.h"
+#include "measurement/trace/trace_buffer.h"
 
-/* Events (hp_trace_event, measurement/core/trace_buffer.h) come with time in timer ticks of
+/* Events (hp_trace_event, measurement/trace/trace_buffer.h) come with time in timer ticks of
  * the writing process (mapped with the clock below) and region = a *global* region id
  * (index into the global regions). */
 

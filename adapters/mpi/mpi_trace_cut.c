@@ -19,7 +19,7 @@
 #include "adapters/mpi/mpi_offcpu.h"
 #include "adapters/mpi/mpi_trace.h"
 #include "measurement/core/location.h"
-#include "measurement/core/trace_bins.h"
+#include "measurement/trace/trace_bins.h"
 #include "measurement/finalize/experiment.h"
 #include "measurement/finalize/trace_cut.h"
 #include "measurement/finalize/trace_output.h"

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "measurement/core/location.h"
-#include "measurement/core/trace_bins.h"
+#include "measurement/trace/trace_bins.h"
 
 /* Makes room for one more element after n in *array (capacity *cap); -1 when out of
  * memory (the array is then as it was). */

@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "measurement/core/trace_buffer.h"
+#include "measurement/trace/trace_buffer.h"
 #include "otf2-writer/trace_writer.h"
 
 #define HP_TRACE_CUT_NONE UINT64_MAX

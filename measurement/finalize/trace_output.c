@@ -3,7 +3,7 @@
  */
 #include "trace_output.h"
 
-#include "measurement/core/trace_bins.h"
+#include "measurement/trace/trace_bins.h"
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,7 +3,9 @@
  * measurement buffered during the run. Runs at the end of measurement, never on a hot
  * path. The layout follows Score-P's (see doc/formats/CUBE4-OTF2.md §5-6 and the
  * Score-P sample traces named there), so that Vampir and the OTF2 tools
- * read it.
+ * read it. Three files implement it: trace_archive.c (the archive: open, errors, close),
+ * trace_events.c (the events of each location) and trace_defs.c (rank 0's global
+ * definitions).
  *
  * Usage, on every process of the run (all MPI ranks take part; a serial program is one
  * process):

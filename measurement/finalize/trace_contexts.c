@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "otf2-writer/trace_writer.h"
+#include "util/hash.h"
 
 typedef struct edge {
     uint64_t key; /* parent << 32 | region */
@@ -87,7 +88,7 @@ void hp_trace_contexts_free(hp_trace_contexts *c)
 
 static size_t slot_of(const hp_trace_contexts *c, const hp_cct_node *node)
 {
-    size_t h = ((uintptr_t)node >> 4) * 0x9E3779B97F4A7C15u;
+    size_t h = (size_t)hp_hash_mix((uintptr_t)node >> 4);
     size_t i = h & c->mask;
     while (c->slots[i].node != NULL && c->slots[i].node != node)
         i = (i + 1) & c->mask;

@@ -14,6 +14,7 @@
 
 #include "measurement/core/location.h"
 #include "measurement/trace/trace_bins.h"
+#include "util/hash.h"
 
 /* Makes room for one more element after n in *array (capacity *cap); -1 when out of
  * memory (the array is then as it was). */
@@ -55,7 +56,7 @@ uint64_t hp_trace_cut_local_stop(const hp_trace_clock *clock)
 
 static size_t hash_key(uint32_t comm, uint32_t peer, uint32_t tag, uint32_t dir)
 {
-    uint64_t h = ((uint64_t)comm << 32 | peer) * 0x9e3779b97f4a7c15ull;
+    uint64_t h = hp_hash_mix((uint64_t)comm << 32 | peer);
     h ^= ((uint64_t)tag << 1 | dir) * 0xc2b2ae3d27d4eb4full;
     return (size_t)(h ^ h >> 29);
 }
@@ -126,7 +127,7 @@ static hp_trace_cut_channel *channel(hp_trace_cut *c, uint32_t comm, uint32_t pe
 
 static size_t set_slot(const hp_trace_cut_set *s, uint64_t id, bool for_insert)
 {
-    size_t mask = s->size - 1, i = (size_t)((id + 1) * 0x9e3779b97f4a7c15ull >> 17) & mask;
+    size_t mask = s->size - 1, i = (size_t)(hp_hash_mix(id + 1) >> 17) & mask;
     size_t removed = SIZE_MAX;
     for (; s->keys[i] != SET_EMPTY; i = (i + 1) & mask) {
         if (s->keys[i] == id + 1)

@@ -1,5 +1,8 @@
 /*
- * The OTF2 trace of an MPI job (mpi_trace.c), written at MPI_Finalize.
+ * The MPI side of the OTF2 trace of a job, at MPI_Finalize: the trace step
+ * (mpi_trace.c), which hands the trace output (measurement/finalize/trace_output.h) what
+ * it needs of MPI, the consistent cut (mpi_trace_cut.c), and the clocks measured at
+ * MPI_Init and MPI_Finalize (mpi_clock.c).
  */
 #ifndef HP_ADAPTERS_MPI_MPI_TRACE_H
 #define HP_ADAPTERS_MPI_MPI_TRACE_H
@@ -33,8 +36,9 @@ void hp_mpi_trace_write(const hp_transport *t, const char *directory, const hp_p
 
 /* Collective over comm, before the trace is written (mpi_trace_cut.c): when some rank's
  * adaptive buffer stopped holding events, the ranks agree on the consistent cut
- * (trace_cut.h), returned for hp_trace_output_set_cut; NULL when nothing stopped (or
- * out of memory, said on stderr). comm_map: local -> global communicator ids. */
+ * (trace_cut.h), for the trace output to apply (hp_trace_job.agree_cut); NULL when
+ * nothing stopped (or out of memory, said on stderr). comm_map: local -> global
+ * communicator ids. */
 hp_trace_cut *hp_mpi_trace_cut_agree(MPI_Comm comm, int rank, int size,
                                      const uint32_t *comm_map, uint32_t ncomm_map);
 

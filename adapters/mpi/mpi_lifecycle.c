@@ -13,6 +13,7 @@
 
 #include "adapters/mpi/mpi_adapter.h"
 #include "adapters/mpi/mpi_plugins.h"
+#include "adapters/mpi/mpi_clock.h"
 #include "adapters/mpi/mpi_trace.h"
 #include "adapters/mpi/mpi_offcpu.h"
 #include "adapters/mpi/mpi_transport.h"

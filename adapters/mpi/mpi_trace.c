@@ -41,7 +41,9 @@
 #include <string.h>
 
 #include "adapters/mpi/mpi_comms.h"
+#include "adapters/mpi/mpi_clock.h"
 #include "adapters/mpi/mpi_trace.h"
+#include "adapters/mpi/mpi_trace_cut.h"
 #include "adapters/mpi/mpi_transport.h"
 #include "measurement/core/config.h"
 #include "measurement/core/region.h"

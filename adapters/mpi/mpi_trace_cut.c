@@ -17,7 +17,7 @@
 
 #include "adapters/mpi/mpi_comms.h"
 #include "adapters/mpi/mpi_offcpu.h"
-#include "adapters/mpi/mpi_trace.h"
+#include "adapters/mpi/mpi_trace_cut.h"
 #include "measurement/core/location.h"
 #include "measurement/trace/trace_bins.h"
 #include "measurement/finalize/experiment.h"

@@ -1,5 +1,5 @@
 /*
- * The adaptive trace buffer (measurement/trace_bins.c, doc/tracing.md) measured and
+ * The adaptive trace buffer (measurement/trace/trace_bins.c, doc/tracing.md) measured and
  * modelled; run by bench/run-trace-bins-bench.sh as part of `make bench`.
  *
  * 1. Removal: a buffer of BUFFER_MB (default 100) MB filled with 16-byte samples until it
@@ -38,8 +38,9 @@
 
 #include "bench.h"
 #include "measurement/core/memory.h"
-#include "measurement/core/trace_bins.h"
-#include "measurement/core/trace_buffer.h"
+#include "measurement/trace/trace_bins.h"
+#include "measurement/core/trace_host.h"
+#include "measurement/trace/trace_buffer.h"
 
 static unsigned long long now(void)
 {

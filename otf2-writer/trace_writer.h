@@ -3,7 +3,9 @@
  * measurement buffered during the run. Runs at the end of measurement, never on a hot
  * path. The layout follows Score-P's (see doc/formats/CUBE4-OTF2.md §5-6 and the
  * Score-P sample traces named there), so that Vampir and the OTF2 tools
- * read it.
+ * read it. Three files implement it: trace_archive.c (the archive: open, errors, close),
+ * trace_events.c (the events of each location) and trace_defs.c (rank 0's global
+ * definitions).
  *
  * Usage, on every process of the run (all MPI ranks take part; a serial program is one
  * process):
@@ -22,9 +24,9 @@
 #include <otf2/OTF2_Callbacks.h>
 
 #include "profile/profile.h"
-#include "measurement/core/trace_buffer.h"
+#include "measurement/trace/trace_buffer.h"
 
-/* Events (hp_trace_event, measurement/core/trace_buffer.h) come with time in timer ticks of
+/* Events (hp_trace_event, measurement/trace/trace_buffer.h) come with time in timer ticks of
  * the writing process (mapped with the clock below) and region = a *global* region id
  * (index into the global regions). */
 

@@ -99,27 +99,16 @@ void hp_mpi_bytes_tisend(hp_mpi_frame *f, int dest, int tag, MPI_Comm comm,
 void hp_mpi_bytes_tirecv(hp_mpi_frame *f, int source, int tag, MPI_Comm comm,
                          const MPI_Request *request);
 void hp_mpi_bytes_ticoll(hp_mpi_frame *f, MPI_Comm comm, const MPI_Request *request);
-/* Persistent requests: traced at each MPI_Start (hp_mpi_trace_start) and completion. */
+/* Persistent requests: traced at each MPI_Start (hp_mpi_trace_start, mpi_trace_events.h)
+ * and completion. */
 void hp_mpi_bytes_tpsend(hp_mpi_frame *f, int dest, int tag, MPI_Comm comm,
                          const MPI_Request *request);
 void hp_mpi_bytes_tprecv(hp_mpi_frame *f, int source, MPI_Comm comm,
                          const MPI_Request *request);
-/* MpiIsend (peer, tag, bytes) or MpiIrecvRequest of a started persistent request. */
-void hp_mpi_trace_start(const hp_mpi_frame *f, uint64_t request, uint32_t comm, int peer,
-                        int tag, uint64_t bytes, int is_recv);
 void hp_mpi_bytes_ticollr(hp_mpi_frame *f, int root, MPI_Comm comm, const MPI_Request *request);
 
 /* OTF2's collective operation of function fn plus one (0 = not a collective we trace;
  * non-blocking variants map to the operation of the blocking one). */
 unsigned hp_mpi_collective_op(unsigned fn);
-/* The completion of a traced request inside the completing call of frame f (Wait, Test,
- * ...): MpiIsendComplete, MpiIrecv (with source, tag and bytes from the status) or
- * MpiRequestCancelled, written now. comm is the request's local communicator id. */
-void hp_mpi_trace_completion(const hp_mpi_frame *f, uint64_t request, uint32_t comm,
-                             const MPI_Status *status, uint64_t bytes, int is_recv);
-/* Likewise NonBlockingCollectiveComplete of a traced non-blocking collective. */
-void hp_mpi_trace_collective_completion(const hp_mpi_frame *f, uint64_t request,
-                                        uint32_t comm, uint32_t op, uint32_t root,
-                                        uint64_t sent, uint64_t received);
 
 #endif

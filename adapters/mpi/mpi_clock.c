@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "adapters/mpi/mpi_offcpu.h"
-#include "adapters/mpi/mpi_trace.h"
+#include "adapters/mpi/mpi_clock.h"
 #include "adapters/mpi/mpi_transport.h"
 #include "measurement/core/timer.h"
 #include "measurement/finalize/trace_output.h"

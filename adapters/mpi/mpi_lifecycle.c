@@ -14,6 +14,7 @@
 #include "adapters/mpi/mpi_lifecycle.h"
 #include "adapters/mpi/mpi_event.h"
 #include "adapters/mpi/mpi_plugins.h"
+#include "adapters/mpi/mpi_clock.h"
 #include "adapters/mpi/mpi_stacking.h"
 #include "adapters/mpi/mpi_trace.h"
 #include "adapters/mpi/mpi_offcpu.h"

@@ -15,7 +15,9 @@
 
 #include "mpi_bytes.h"
 #include "mpi_requests.h"
+#include "mpi_trace_events.h"
 #include "mpi_waitstates.h"
+#include "util/hash.h"
 
 enum {
     HP_MPI_REQ_SLOTS = 1 << 14, /* power of two */
@@ -66,7 +68,7 @@ static inline uint64_t key_of(MPI_Request r)
 
 static inline unsigned hash_of(uint64_t k)
 {
-    return (unsigned)((k * 0x9E3779B97F4A7C15ull) >> 40) & (HP_MPI_REQ_SLOTS - 1);
+    return (unsigned)(hp_hash_mix(k) >> 40) & (HP_MPI_REQ_SLOTS - 1);
 }
 
 /* Insertion order of a slot's entry; an entry whose number is not written yet (0) was

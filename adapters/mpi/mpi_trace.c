@@ -1,12 +1,13 @@
 /*
- * The OTF2 trace of an MPI job, written at MPI_Finalize after the profiles were unified:
- * rank 0 sends every rank the job's region table (so each rank can translate its own
- * region ids into the global ones), the communicators the program created are unified
- * (mpi_comms.c; each rank learns their global ids), all ranks agree that the archive
- * can be opened everywhere before any of them enters OTF2's collectives, write their
- * locations into one archive through OTF2's MPI collectives (on a private communicator,
- * calling PMPI), and rank 0 writes the global definitions with every location's event
- * count and the communicators.
+ * The MPI side of the OTF2 trace, at MPI_Finalize after the profiles were unified: rank
+ * 0 sends every rank the job's region table (so each rank can translate its own region
+ * ids into the global ones), the communicators the program created are unified
+ * (mpi_comms.c; each rank learns their global ids), and the trace output
+ * (measurement/finalize/trace_output.h), which opens, writes and closes the archive,
+ * gets what it needs of MPI: OTF2's MPI collectives (on a private communicator, calling
+ * PMPI), the agreement that the archive can be opened everywhere before any rank enters
+ * them, the consistent cut (mpi_trace_cut.c), the unified call tree, and every
+ * location's event count and the job's time span at rank 0.
  */
 #include <mpi.h>
 
@@ -34,15 +35,17 @@
 #undef PMPI_Comm_dup
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "adapters/mpi/mpi_comms.h"
+#include "adapters/mpi/mpi_clock.h"
 #include "adapters/mpi/mpi_trace.h"
+#include "adapters/mpi/mpi_trace_cut.h"
 #include "adapters/mpi/mpi_transport.h"
 #include "measurement/core/config.h"
-#include "measurement/core/location.h"
 #include "measurement/core/region.h"
 #include "measurement/core/timer.h"
 #include "measurement/finalize/finalize_timing.h"
@@ -173,95 +176,93 @@ static hp_profile_cnode *share_call_tree(const hp_profile *merged, MPI_Comm comm
     return tree;
 }
 
+/* The MPI side of one trace: the communicator, this rank and the job's size, and the
+ * first rank whose archive could not be opened (INT_MAX = none). */
+typedef struct mpi_trace_job {
+    MPI_Comm comm;
+    int rank, size;
+    int first_failed;
+    const uint32_t *comm_map;
+    uint32_t ncomm_map;
+} mpi_trace_job;
+
+static mpi_trace_job *mpi_of(const hp_trace_job *job)
+{
+    return job->arg;
+}
+
 /* Event counts of every location of the job at rank 0, in rank then thread order (the
  * order of the unified profile's locations). Returns a malloc'd array on rank 0. */
-static uint64_t *gather_counts(const uint64_t *mine, int nmine, MPI_Comm comm, int rank,
-                               int size)
+static uint64_t *gather_counts(const hp_trace_job *job, const uint64_t *mine, int nmine)
 {
-    int *counts = rank == 0 ? calloc((size_t)size, sizeof(int)) : NULL;
-    int *displs = rank == 0 ? calloc((size_t)size, sizeof(int)) : NULL;
-    hp__mpi_offcpu_gather(&nmine, 1, MPI_INT, counts, 1, MPI_INT, 0, comm);
+    const mpi_trace_job *m = mpi_of(job);
+    int *counts = m->rank == 0 ? calloc((size_t)m->size, sizeof(int)) : NULL;
+    int *displs = m->rank == 0 ? calloc((size_t)m->size, sizeof(int)) : NULL;
+    hp__mpi_offcpu_gather(&nmine, 1, MPI_INT, counts, 1, MPI_INT, 0, m->comm);
     uint64_t *all = NULL;
     int total = 0;
-    if (rank == 0 && counts != NULL && displs != NULL) {
-        for (int r = 0; r < size; r++) {
+    if (m->rank == 0 && counts != NULL && displs != NULL) {
+        for (int r = 0; r < m->size; r++) {
             displs[r] = total;
             total += counts[r];
         }
         all = calloc(total > 0 ? (size_t)total : 1, sizeof(uint64_t));
     }
-    hp__mpi_offcpu_gatherv(mine, nmine, MPI_UINT64_T, all, counts, displs, MPI_UINT64_T, 0, comm);
+    hp__mpi_offcpu_gatherv(mine, nmine, MPI_UINT64_T, all, counts, displs, MPI_UINT64_T, 0,
+                           m->comm);
     free(counts);
     free(displs);
     return all;
 }
 
-/* Every rank's locations, then rank 0's global definitions, then the collective close. */
-static void write_archive(hp_trace_writer *w, const hp_profile *merged, MPI_Comm comm,
-                          int rank, int size, const uint32_t *map, const uint32_t *comm_map,
-                          uint32_t ncomm_map, const hp_trace_comm *comms, uint32_t ncomms)
+static void reduce_span(const hp_trace_job *job, uint64_t span[2])
 {
-    char err[512];
-    uint64_t ncnodes;
-    hp_profile_cnode *cnodes = share_call_tree(merged, comm, rank, &ncnodes);
-    hp_trace_tree tree = { cnodes, (size_t)ncnodes };
-    int nlocal = (int)hp_location_count();
-    uint64_t *mine = calloc(nlocal > 0 ? (size_t)nlocal : 1, sizeof(uint64_t));
-    if (mine != NULL)
-        hp_trace_output_locations(w, rank, map, comm_map, ncomm_map, &tree, mine);
-    uint64_t *all = gather_counts(mine, mine != NULL ? nlocal : 0, comm, rank, size);
-    uint64_t span[2], global_span[2];
-    hp_trace_output_span(w, &span[0], &span[1]);
-    hp__mpi_offcpu_reduce(&span[0], &global_span[0], 1, MPI_UINT64_T, MPI_MIN, 0, comm);
-    hp__mpi_offcpu_reduce(&span[1], &global_span[1], 1, MPI_UINT64_T, MPI_MAX, 0, comm);
-    hp_trace_writer_set_comms(w, comms, ncomms);
-    if (rank == 0 && (all == NULL ||
-                      hp_trace_writer_global_defs(w, merged, all, 1e9, global_span[0],
-                                                  global_span[1], err, sizeof(err)) < 0))
-        hp_error("trace: %s", all == NULL ? "out of memory" : err);
-    if (hp_trace_writer_close(w, err, sizeof(err)) < 0)
-        hp_error("rank %d: trace: %s", rank, err);
-    free(all);
-    free(mine);
-    free(cnodes);
+    const mpi_trace_job *m = mpi_of(job);
+    uint64_t global[2];
+    hp__mpi_offcpu_reduce(&span[0], &global[0], 1, MPI_UINT64_T, MPI_MIN, 0, m->comm);
+    hp__mpi_offcpu_reduce(&span[1], &global[1], 1, MPI_UINT64_T, MPI_MAX, 0, m->comm);
+    span[0] = global[0];
+    span[1] = global[1];
 }
 
-typedef struct mpi_collectives {
-    MPI_Comm comm;
-    int first_failed; /* lowest rank whose archive could not be opened, INT_MAX = none */
-} mpi_collectives;
+static hp_profile_cnode *call_tree(const hp_trace_job *job, const hp_profile *merged,
+                                   uint64_t *n)
+{
+    const mpi_trace_job *m = mpi_of(job);
+    return share_call_tree(merged, m->comm, m->rank, n);
+}
 
+static hp_trace_cut *agree_cut(const hp_trace_job *job)
+{
+    const mpi_trace_job *m = mpi_of(job);
+    return hp_mpi_trace_cut_agree(m->comm, m->rank, m->size, m->comm_map, m->ncomm_map);
+}
+
+/* OTF2's collectives over the communicator, calling PMPI (off-CPU, see above). */
 static OTF2_ErrorCode install_mpi_collectives(OTF2_Archive *archive, void *arg)
 {
-    return OTF2_MPI_Archive_SetCollectiveCallbacks(archive, ((mpi_collectives *)arg)->comm,
+    return OTF2_MPI_Archive_SetCollectiveCallbacks(archive, ((mpi_trace_job *)arg)->comm,
                                                    MPI_COMM_NULL);
 }
 
 /* Whether every rank could prepare the archive, and which failed first. */
 static int agree_on_open(int ok, void *arg)
 {
-    mpi_collectives *c = arg;
-    int rank, mine;
-    PMPI_Comm_rank(c->comm, &rank);
-    mine = ok ? INT_MAX : rank;
-    hp__mpi_offcpu_allreduce(&mine, &c->first_failed, 1, MPI_INT, MPI_MIN, c->comm);
-    return c->first_failed == INT_MAX;
+    mpi_trace_job *m = arg;
+    int mine = ok ? INT_MAX : m->rank;
+    hp__mpi_offcpu_allreduce(&mine, &m->first_failed, 1, MPI_INT, MPI_MIN, m->comm);
+    return m->first_failed == INT_MAX;
 }
 
-/* Opens the archive on every rank or on none. A failure is reported once: by the first
- * rank that failed, with its reason (the others fail because it did). */
-static hp_trace_writer *open_archive(const char *directory, MPI_Comm comm, int rank)
+static bool says_why(const hp_trace_job *job)
 {
-    char err[512];
-    mpi_collectives c = { comm, INT_MAX };
-    hp_trace_collectives coll = { install_mpi_collectives, agree_on_open, &c };
-    hp_trace_writer *w = hp_trace_writer_open(directory, rank, &coll, err, sizeof(err));
-    if (w == NULL && (c.first_failed == rank || c.first_failed == INT_MAX))
-        hp_error("rank %d: trace not written: %s", rank, err);
-    return w;
+    const mpi_trace_job *m = mpi_of(job);
+    return m->first_failed == m->rank || m->first_failed == INT_MAX;
 }
 
-/* Collective over comm: every rank writes its locations into directory/traces.otf2. */
+/* Collective over comm: the job's definitions unified, then every rank writes its
+ * locations into directory/traces.otf2 through the trace output (trace_output.h), which
+ * opens and closes the archive with the collectives given here. */
 static void write_trace(const char *directory, const hp_profile *merged, MPI_Comm comm,
                         int rank, int size)
 {
@@ -280,21 +281,17 @@ static void write_trace(const char *directory, const hp_profile *merged, MPI_Com
     hp_finalize_phase_enter(HP_PHASE_TRACE);
     int ok = map != NULL && directory[0] != '\0', all_ok = 0;
     hp__mpi_offcpu_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
-    hp_trace_writer *w = NULL;
-    if (!all_ok) {
-        if (rank == 0)
-            hp_error("trace not written (no experiment directory or out "
-                     "of memory on some rank)");
-    } else {
-        w = open_archive(directory, comm, rank);
-    }
+    mpi_trace_job m = { comm, rank, size, INT_MAX, comm_map, ncomm_map };
+    hp_trace_collectives otf2 = { install_mpi_collectives, agree_on_open, &m };
+    hp_trace_job job = { rank, &otf2, says_why, agree_cut, call_tree, gather_counts,
+                         reduce_span, &m };
+    hp_trace_unified unified = { map, comm_map, ncomm_map, comms, ncomms };
     hp_trace_cut *cut = NULL;
-    if (w != NULL) { /* every rank or none */
-        cut = hp_mpi_trace_cut_agree(comm, rank, size, comm_map, ncomm_map);
-        hp_trace_output_set_cut(cut);
-        write_archive(w, merged, comm, rank, size, map, comm_map, ncomm_map, comms, ncomms);
-        hp_trace_output_set_cut(NULL);
-    }
+    if (all_ok)
+        cut = hp_trace_output_write(directory, merged, &job, &unified);
+    else if (rank == 0)
+        hp_error("trace not written (no experiment directory or out "
+                 "of memory on some rank)");
     hp_mpi_trace_cut_report(cut, comm, rank, size); /* every rank's notes, cut or not */
     hp_trace_cut_free(cut);
     hp_mpi_comms_free_defs(comms, ncomms);

@@ -17,9 +17,9 @@
 
 #include "adapters/mpi/mpi_comms.h"
 #include "adapters/mpi/mpi_offcpu.h"
-#include "adapters/mpi/mpi_trace.h"
+#include "adapters/mpi/mpi_trace_cut.h"
 #include "measurement/core/location.h"
-#include "measurement/core/trace_bins.h"
+#include "measurement/trace/trace_bins.h"
 #include "measurement/finalize/experiment.h"
 #include "measurement/finalize/trace_cut.h"
 #include "measurement/finalize/trace_output.h"

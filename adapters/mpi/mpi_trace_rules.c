@@ -7,14 +7,13 @@
  *
  * A non-blocking request gets a trace id in the request table (mpi_requests.c); its
  * completion, found there by the completing call, is written at once by
- * hp_mpi_trace_completion, between that call's Enter and Leave.
+ * hp_mpi_trace_completion (mpi_trace_events.c), between that call's Enter and Leave.
  */
 #include "adapters/mpi/mpi_adapter.h"
 #include "adapters/mpi/mpi_comms.h"
 #include "adapters/mpi/mpi_requests.h"
+#include "adapters/mpi/mpi_trace_events.h"
 #include "adapters/mpi/mpi_waitstates.h"
-#include "measurement/core/location.h"
-#include "measurement/core/timer.h"
 
 #include <otf2/OTF2_GeneralDefinitions.h>
 
@@ -60,20 +59,13 @@ void hp_mpi_bytes_tcollr(hp_mpi_frame *f, int root, MPI_Comm comm)
     f->root = root;
 }
 
-/* Whether the call's location records a trace (only then do requests get trace ids),
- * and is not busy writing its data (hp_mpi_exit writes nothing then either). */
-static int tracing(const hp_mpi_frame *f)
-{
-    hp_location *loc = f->loc;
-    return loc != NULL && loc->tracing && !hp_location_ignores_events(loc);
-}
-
 void hp_mpi_bytes_tisend(hp_mpi_frame *f, int dest, int tag, MPI_Comm comm,
                          const MPI_Request *request)
 {
     if (hp_ws_on)
         hp__mpi_ws_send(f, dest, tag, comm, 1);
-    uint32_t id = tracing(f) && dest != MPI_PROC_NULL ? hp_mpi_comm_local_id(comm) : UINT32_MAX;
+    uint32_t id = hp_mpi_frame_traced(f) && dest != MPI_PROC_NULL ? hp_mpi_comm_local_id(comm)
+                                                                  : UINT32_MAX;
     uint64_t req = id != UINT32_MAX ? hp_mpi_req_trace_send(*request, id) : 0;
     if (req == 0)
         return;
@@ -89,8 +81,9 @@ void hp_mpi_bytes_tirecv(hp_mpi_frame *f, int source, int tag, MPI_Comm comm,
 {
     /* With wait states the request keeps its communicator for the completion (a trace
      * id is only a number then: no event is written without a trace). */
-    uint32_t id = (tracing(f) || hp_ws_on) && source != MPI_PROC_NULL ? hp_mpi_comm_local_id(comm)
-                                                         : UINT32_MAX;
+    uint32_t id = (hp_mpi_frame_traced(f) || hp_ws_on) && source != MPI_PROC_NULL
+                      ? hp_mpi_comm_local_id(comm)
+                      : UINT32_MAX;
     uint64_t req = id != UINT32_MAX ? hp_mpi_req_trace_recv(*request, id) : 0;
     if (req == 0 && id != UINT32_MAX && hp_ws_on && source != MPI_ANY_SOURCE &&
         tag != MPI_ANY_TAG) /* the request table is full: its completion will not be seen */
@@ -106,7 +99,7 @@ void hp_mpi_bytes_tirecv(hp_mpi_frame *f, int source, int tag, MPI_Comm comm,
  * (operation, root, the bytes the byte rule counted at the call). */
 void hp_mpi_bytes_ticollr(hp_mpi_frame *f, int root, MPI_Comm comm, const MPI_Request *request)
 {
-    unsigned op = tracing(f) ? hp_mpi_collective_op(f->fn) : 0;
+    unsigned op = hp_mpi_frame_traced(f) ? hp_mpi_collective_op(f->fn) : 0;
     uint32_t id = op != 0 ? hp_mpi_comm_local_id(comm) : UINT32_MAX;
     uint32_t r = root >= 0 ? (uint32_t)root : OTF2_UNDEFINED_UINT32;
     uint64_t req = id != UINT32_MAX ? hp_mpi_req_trace_coll(*request, id, op - 1, r, f) : 0;
@@ -126,8 +119,9 @@ void hp_mpi_bytes_tpsend(hp_mpi_frame *f, int dest, int tag, MPI_Comm comm,
                          const MPI_Request *request)
 {
     /* With wait states, as tirecv: each start is a message end the replay must see. */
-    uint32_t id = (tracing(f) || hp_ws_on) && dest != MPI_PROC_NULL ? hp_mpi_comm_local_id(comm)
-                                                                    : UINT32_MAX;
+    uint32_t id = (hp_mpi_frame_traced(f) || hp_ws_on) && dest != MPI_PROC_NULL
+                      ? hp_mpi_comm_local_id(comm)
+                      : UINT32_MAX;
     if (id != UINT32_MAX)
         hp_mpi_req_trace_persistent(*request, id, dest, tag);
 }
@@ -135,61 +129,9 @@ void hp_mpi_bytes_tpsend(hp_mpi_frame *f, int dest, int tag, MPI_Comm comm,
 void hp_mpi_bytes_tprecv(hp_mpi_frame *f, int source, MPI_Comm comm,
                          const MPI_Request *request)
 {
-    uint32_t id = (tracing(f) || hp_ws_on) && source != MPI_PROC_NULL
+    uint32_t id = (hp_mpi_frame_traced(f) || hp_ws_on) && source != MPI_PROC_NULL
                       ? hp_mpi_comm_local_id(comm)
                       : UINT32_MAX;
     if (id != UINT32_MAX)
         hp_mpi_req_trace_persistent(*request, id, source, 0);
-}
-
-void hp_mpi_trace_start(const hp_mpi_frame *f, uint64_t request, uint32_t comm, int peer,
-                        int tag, uint64_t bytes, int is_recv)
-{
-    if (!tracing(f))
-        return;
-    hp_location *loc = f->loc;
-    uint64_t now = hp_timer_now();
-    if (is_recv) {
-        hp_trace_payload p = { request, 0 };
-        hp_trace_add_args(&loc->trace, HP_TRACE_MPI_IRECV_REQUEST, 0, now, &p, 1);
-        return;
-    }
-    hp_trace_payload p[2] = { { (uint64_t)(uint32_t)peer << 32 | (uint32_t)tag, bytes },
-                              { request, 0 } };
-    hp_trace_add_args(&loc->trace, HP_TRACE_MPI_ISEND, comm, now, p, 2);
-}
-
-void hp_mpi_trace_collective_completion(const hp_mpi_frame *f, uint64_t request,
-                                        uint32_t comm, uint32_t op, uint32_t root,
-                                        uint64_t sent, uint64_t received)
-{
-    if (!tracing(f))
-        return;
-    hp_location *loc = f->loc;
-    hp_trace_payload p[2] = { { (uint64_t)op << 32 | root, sent }, { received, request } };
-    hp_trace_add_args(&loc->trace, HP_TRACE_NBC_COMPLETE, comm, hp_timer_now(), p, 2);
-}
-
-void hp_mpi_trace_completion(const hp_mpi_frame *f, uint64_t request, uint32_t comm,
-                             const MPI_Status *status, uint64_t bytes, int is_recv)
-{
-    if (!tracing(f))
-        return; /* an unmeasured completing call: no region to put the event in */
-    hp_location *loc = f->loc;
-    uint64_t now = hp_timer_now();
-    int cancelled = 0;
-    PMPI_Test_cancelled(status, &cancelled);
-    if (cancelled) {
-        hp_trace_payload p = { request, 0 };
-        hp_trace_add_args(&loc->trace, HP_TRACE_MPI_REQUEST_CANCELLED, 0, now, &p, 1);
-    } else if (is_recv) {
-        hp_trace_payload p[2] = {
-            { (uint64_t)(uint32_t)status->MPI_SOURCE << 32 | (uint32_t)status->MPI_TAG, bytes },
-            { request, 0 }
-        };
-        hp_trace_add_args(&loc->trace, HP_TRACE_MPI_IRECV, comm, now, p, 2);
-    } else {
-        hp_trace_payload p = { request, 0 };
-        hp_trace_add_args(&loc->trace, HP_TRACE_MPI_ISEND_COMPLETE, 0, now, &p, 1);
-    }
 }

@@ -52,7 +52,7 @@
 #include "adapters/mpi/mpi_comms.h"
 #include "adapters/mpi/mpi_functions.h"
 #include "adapters/mpi/mpi_offcpu.h"
-#include "adapters/mpi/mpi_trace.h"
+#include "adapters/mpi/mpi_clock.h"
 #include "adapters/mpi/mpi_transport.h"
 #include "adapters/mpi/mpi_waitstates.h"
 #include "measurement/core/config.h"

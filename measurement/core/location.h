@@ -21,7 +21,7 @@
 #include "metrics.h"
 #include "region.h"
 #include "runtime_calls.h"
-#include "trace_buffer.h"
+#include "measurement/trace/trace_buffer.h"
 #include "util/compiler.h"
 
 /* hp_frame.start of a recursive call folded into an outer call (HP_PROFILING_RECURSION):

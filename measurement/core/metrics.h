@@ -30,7 +30,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "trace_buffer.h"
+#include "measurement/trace/trace_buffer.h"
 
 enum { HP_METRICS_MAX = 16 };
 

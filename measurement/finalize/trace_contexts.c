@@ -1,7 +1,8 @@
 /*
  * Call-tree nodes to calling context ids (trace_contexts.h): the unified tree's edges
- * sorted by (parent, region) for lookup, and a hash from node address to id so that
- * every node is resolved once, however many samples name it.
+ * sorted by (parent, region) for lookup, and a memo from node address to id (indexed
+ * through util/hash.h) so that every node is resolved once, however many samples name
+ * it.
  */
 #include "trace_contexts.h"
 
@@ -9,17 +10,18 @@
 #include <stdlib.h>
 
 #include "otf2-writer/trace_writer.h"
+#include "util/hash.h"
 
 typedef struct edge {
     uint64_t key; /* parent << 32 | region */
     uint32_t child;
 } edge;
 
-typedef struct memo_slot {
-    const hp_cct_node *node; /* NULL = free */
+typedef struct memo_entry {
+    const hp_cct_node *node;
     uint32_t id;
     uint32_t exact; /* the unified tree has this very path (else id is an ancestor's) */
-} memo_slot;
+} memo_entry;
 
 struct hp_trace_contexts {
     const hp_profile_cnode *cnodes;
@@ -29,9 +31,9 @@ struct hp_trace_contexts {
     size_t nedges;
     const uint32_t *region_map;
     uint32_t nregions; /* local region ids below this are mapped */
-    memo_slot *slots;
-    size_t mask;
-    size_t used;
+    memo_entry *memo; /* the nodes resolved so far, found through index */
+    uint32_t nmemo, memo_cap;
+    hp_hash_index index;
     const hp_cct_node **chain; /* scratch: the unresolved ancestors of a node */
     size_t chain_cap;
     uint32_t markers[HP_TRACE_MARKERS]; /* global ids (hp_trace_contexts_set_markers) */
@@ -54,9 +56,7 @@ hp_trace_contexts *hp_trace_contexts_new(const hp_profile_cnode *cnodes, size_t 
         return NULL;
     c->edges = malloc(ncnodes * sizeof(edge));
     c->depth = malloc(ncnodes * sizeof(uint32_t));
-    c->mask = 1023;
-    c->slots = calloc(c->mask + 1, sizeof(memo_slot));
-    if (c->edges == NULL || c->depth == NULL || c->slots == NULL) {
+    if (c->edges == NULL || c->depth == NULL || hp_hash_index_init(&c->index, 512) != 0) {
         hp_trace_contexts_free(c);
         return NULL;
     }
@@ -80,45 +80,49 @@ void hp_trace_contexts_free(hp_trace_contexts *c)
         return;
     free(c->edges);
     free(c->depth);
-    free(c->slots);
+    free(c->memo);
+    hp_hash_index_release(&c->index);
     free(c->chain);
     free(c);
 }
 
-static size_t slot_of(const hp_trace_contexts *c, const hp_cct_node *node)
+static uint64_t node_hash(const hp_cct_node *node)
 {
-    size_t h = ((uintptr_t)node >> 4) * 0x9E3779B97F4A7C15u;
-    size_t i = h & c->mask;
-    while (c->slots[i].node != NULL && c->slots[i].node != node)
-        i = (i + 1) & c->mask;
-    return i;
+    return hp_hash_mix((uintptr_t)node >> 4);
 }
 
-static int grow_memo(hp_trace_contexts *c)
+static uint64_t memo_hash(const void *ctx, uint32_t i)
 {
-    memo_slot *old = c->slots;
-    size_t old_size = c->mask + 1;
-    c->slots = calloc(2 * old_size, sizeof(memo_slot));
-    if (c->slots == NULL) {
-        c->slots = old;
-        return -1;
-    }
-    c->mask = 2 * old_size - 1;
-    for (size_t i = 0; i < old_size; i++)
-        if (old[i].node != NULL)
-            c->slots[slot_of(c, old[i].node)] = old[i];
-    free(old);
-    return 0;
+    return node_hash(((const hp_trace_contexts *)ctx)->memo[i].node);
 }
 
+static bool memo_is(const void *ctx, uint32_t i, const void *node)
+{
+    return ((const hp_trace_contexts *)ctx)->memo[i].node == node;
+}
+
+/* What node was resolved to, or NULL when it was not yet. */
+static const memo_entry *resolved(const hp_trace_contexts *c, const hp_cct_node *node)
+{
+    uint32_t i = hp_hash_index_find(&c->index, node_hash(node), memo_is, c, node);
+    return i != UINT32_MAX ? &c->memo[i] : NULL;
+}
+
+/* Remembers a node not resolved before. */
 static int remember(hp_trace_contexts *c, const hp_cct_node *node, uint32_t id, bool exact)
 {
-    if (2 * (c->used + 1) > c->mask + 1 && grow_memo(c) < 0)
+    if (c->nmemo == c->memo_cap) {
+        uint32_t cap = c->memo_cap ? 2 * c->memo_cap : 512;
+        memo_entry *grown = cap > c->memo_cap ? realloc(c->memo, cap * sizeof(*grown)) : NULL;
+        if (grown == NULL)
+            return -1;
+        c->memo = grown;
+        c->memo_cap = cap;
+    }
+    c->memo[c->nmemo] = (memo_entry){ node, id, exact };
+    if (hp_hash_index_add(&c->index, node_hash(node), c->nmemo, memo_hash, c) != 0)
         return -1;
-    size_t i = slot_of(c, node);
-    if (c->slots[i].node == NULL)
-        c->used++;
-    c->slots[i] = (memo_slot){ node, id, exact };
+    c->nmemo++;
     return 0;
 }
 
@@ -137,13 +141,13 @@ static uint32_t unified_child(const hp_trace_contexts *c, uint32_t parent,
 
 /* Collects node and its ancestors up to the first one already resolved. */
 static int collect_chain(hp_trace_contexts *c, const hp_cct_node *node, size_t *n,
-                         memo_slot *known)
+                         memo_entry *known)
 {
     *n = 0;
-    *known = (memo_slot){ NULL, 0, 1 }; /* a root: node 0 */
+    *known = (memo_entry){ NULL, 0, 1 }; /* a root: node 0 */
     for (const hp_cct_node *x = node; x != NULL && x->parent != NULL; x = x->parent) {
-        const memo_slot *s = &c->slots[slot_of(c, x)];
-        if (s->node == x) {
+        const memo_entry *s = resolved(c, x);
+        if (s != NULL) {
             *known = *s;
             break;
         }
@@ -163,7 +167,7 @@ static int collect_chain(hp_trace_contexts *c, const hp_cct_node *node, size_t *
 uint32_t hp_trace_contexts_of(hp_trace_contexts *c, const hp_cct_node *node)
 {
     size_t n;
-    memo_slot known;
+    memo_entry known;
     if (node == NULL || collect_chain(c, node, &n, &known) < 0)
         return UINT32_MAX;
     uint32_t id = known.id;

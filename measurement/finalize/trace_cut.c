@@ -13,7 +13,8 @@
 #include <string.h>
 
 #include "measurement/core/location.h"
-#include "measurement/core/trace_bins.h"
+#include "measurement/trace/trace_bins.h"
+#include "util/hash.h"
 
 /* Makes room for one more element after n in *array (capacity *cap); -1 when out of
  * memory (the array is then as it was). */
@@ -53,11 +54,10 @@ uint64_t hp_trace_cut_local_stop(const hp_trace_clock *clock)
     return at;
 }
 
-static size_t hash_key(uint32_t comm, uint32_t peer, uint32_t tag, uint32_t dir)
+static uint64_t hash_key(uint32_t comm, uint32_t peer, uint32_t tag, uint32_t dir)
 {
-    uint64_t h = ((uint64_t)comm << 32 | peer) * 0x9e3779b97f4a7c15ull;
-    h ^= ((uint64_t)tag << 1 | dir) * 0xc2b2ae3d27d4eb4full;
-    return (size_t)(h ^ h >> 29);
+    uint64_t h = hp_hash_u64(HP_HASH_SEED, (uint64_t)comm << 32 | peer);
+    return hp_hash_u64(h, (uint64_t)tag << 1 | dir);
 }
 
 static bool same_key(const hp_trace_cut_channel *ch, uint32_t comm, uint32_t peer,
@@ -66,40 +66,28 @@ static bool same_key(const hp_trace_cut_channel *ch, uint32_t comm, uint32_t pee
     return ch->comm == comm && ch->peer == peer && ch->tag == tag && ch->dir == dir;
 }
 
-/* The slot of the index where the key is, or the empty slot where it would go. */
-static size_t slot_of(const hp_trace_cut *c, uint32_t comm, uint32_t peer, uint32_t tag,
-                      uint32_t dir)
+static uint64_t channel_hash(const void *cut, uint32_t i)
 {
-    size_t mask = c->index_size - 1, s = hash_key(comm, peer, tag, dir) & mask;
-    while (c->index[s] != 0 && !same_key(&c->channels[c->index[s] - 1], comm, peer, tag, dir))
-        s = (s + 1) & mask;
-    return s;
+    const hp_trace_cut_channel *ch = &((const hp_trace_cut *)cut)->channels[i];
+    return hash_key(ch->comm, ch->peer, ch->tag, ch->dir);
+}
+
+static bool channel_is(const void *cut, uint32_t i, const void *key)
+{
+    const hp_trace_cut_channel *k = key;
+    return same_key(&((const hp_trace_cut *)cut)->channels[i], k->comm, k->peer, k->tag,
+                    k->dir);
 }
 
 hp_trace_cut_channel *hp_trace_cut_find(hp_trace_cut *c, uint32_t comm, uint32_t peer,
                                         uint32_t tag, uint32_t dir)
 {
-    if (c->index_size == 0)
+    if (c->index.slots == NULL)
         return NULL;
-    uint32_t i = c->index[slot_of(c, comm, peer, tag, dir)];
-    return i != 0 ? &c->channels[i - 1] : NULL;
-}
-
-/* Doubles the index and rebuilds it from the channels. */
-static int grow_index(hp_trace_cut *c)
-{
-    size_t size = c->index_size ? 2 * c->index_size : 256;
-    uint32_t *index = calloc(size, sizeof(*index));
-    if (index == NULL)
-        return -1;
-    free(c->index);
-    c->index = index;
-    c->index_size = size;
-    for (size_t i = 0; i < c->nchannels; i++) {
-        const hp_trace_cut_channel *ch = &c->channels[i];
-        c->index[slot_of(c, ch->comm, ch->peer, ch->tag, ch->dir)] = (uint32_t)i + 1;
-    }
-    return 0;
+    hp_trace_cut_channel key = { .comm = comm, .peer = peer, .tag = tag, .dir = dir };
+    uint32_t i = hp_hash_index_find(&c->index, hash_key(comm, peer, tag, dir), channel_is, c,
+                                    &key);
+    return i != UINT32_MAX ? &c->channels[i] : NULL;
 }
 
 /* The channel of the key, added when new; NULL when out of memory. */
@@ -109,13 +97,14 @@ static hp_trace_cut_channel *channel(hp_trace_cut *c, uint32_t comm, uint32_t pe
     hp_trace_cut_channel *ch = hp_trace_cut_find(c, comm, peer, tag, dir);
     if (ch != NULL)
         return ch;
-    if (2 * (c->nchannels + 1) > c->index_size && grow_index(c) < 0)
-        return NULL;
     if (room_for_one(&c->channels, &c->capacity, c->nchannels, sizeof(*c->channels)) < 0)
         return NULL;
     ch = &c->channels[c->nchannels];
     *ch = (hp_trace_cut_channel){ .comm = comm, .peer = peer, .tag = tag, .dir = dir };
-    c->index[slot_of(c, comm, peer, tag, dir)] = (uint32_t)++c->nchannels;
+    if (hp_hash_index_add(&c->index, hash_key(comm, peer, tag, dir), (uint32_t)c->nchannels,
+                          channel_hash, c) != 0)
+        return NULL;
+    c->nchannels++;
     return ch;
 }
 
@@ -126,7 +115,7 @@ static hp_trace_cut_channel *channel(hp_trace_cut *c, uint32_t comm, uint32_t pe
 
 static size_t set_slot(const hp_trace_cut_set *s, uint64_t id, bool for_insert)
 {
-    size_t mask = s->size - 1, i = (size_t)((id + 1) * 0x9e3779b97f4a7c15ull >> 17) & mask;
+    size_t mask = s->size - 1, i = (size_t)(hp_hash_mix(id + 1) >> 17) & mask;
     size_t removed = SIZE_MAX;
     for (; s->keys[i] != SET_EMPTY; i = (i + 1) & mask) {
         if (s->keys[i] == id + 1)
@@ -331,7 +320,7 @@ hp_trace_cut *hp_trace_cut_new(uint64_t at, const hp_trace_clock *clock)
         return NULL;
     c->at = at;
     c->clock = *clock;
-    if (grow_index(c) < 0 || hold_comm(c, 1) < 0)
+    if (hp_hash_index_init(&c->index, 128) != 0 || hold_comm(c, 1) < 0)
         c->failed = 1;
     count_locations(c);
     leave_out_open_requests(c);
@@ -350,7 +339,7 @@ void hp_trace_cut_free(hp_trace_cut *c)
     if (c == NULL)
         return;
     free(c->channels);
-    free(c->index);
+    hp_hash_index_release(&c->index);
     free(c->coll_count);
     free(c->coll_keep);
     free(c->coll_used);

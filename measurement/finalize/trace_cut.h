@@ -19,8 +19,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "measurement/core/trace_buffer.h"
+#include "measurement/trace/trace_buffer.h"
 #include "otf2-writer/trace_writer.h"
+#include "util/hash.h"
 
 #define HP_TRACE_CUT_NONE UINT64_MAX
 
@@ -52,8 +53,7 @@ typedef struct hp_trace_cut {
     hp_trace_clock clock;         /* this process's mapping of ticks to global time */
     hp_trace_cut_channel *channels;
     size_t nchannels, capacity;
-    uint32_t *index;              /* open addressing over channels, 0 = empty, else i + 1 */
-    size_t index_size;
+    hp_hash_index index;          /* the channels by key (util/hash.h) */
     hp_trace_cut_set requests;    /* pass 1: requests open at T (value: channel + 1, or 0);
                                      pass 2: requests whose events are left out */
     hp_trace_cut_set receives;    /* MPI_Irecv requests completed before T: channel + 1

@@ -3,7 +3,7 @@
  */
 #include "trace_output.h"
 
-#include "measurement/core/trace_bins.h"
+#include "measurement/trace/trace_bins.h"
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,12 +18,7 @@
 
 static hp_trace_host_clock host_clock;
 static bool host_clock_set;
-static hp_trace_cut *job_cut; /* the job's consistent cut, NULL = none */
-
-void hp_trace_output_set_cut(hp_trace_cut *cut)
-{
-    job_cut = cut;
-}
+static hp_trace_cut *job_cut; /* the job's consistent cut while it is written, NULL = none */
 
 void hp_trace_output_set_host_clock(const hp_trace_host_clock *c)
 {
@@ -352,27 +347,85 @@ void hp_trace_output_span(const hp_trace_writer *w, uint64_t *first, uint64_t *l
     }
 }
 
-void hp_trace_output_serial(const char *directory, const hp_profile *p)
+/* Opens the archive on every process of the job or on none. A failure is said once:
+ * by the process that failed first, with its reason. */
+static hp_trace_writer *open_archive(const char *directory, const hp_trace_job *job)
 {
     char err[512];
-    hp_trace_writer *w = hp_trace_writer_open(directory, 0, NULL, err, sizeof(err));
-    if (w == NULL) {
+    hp_trace_writer *w = hp_trace_writer_open(directory, job->rank, job->otf2, err,
+                                              sizeof(err));
+    if (w == NULL && job->otf2 == NULL)
         hp_error("trace: %s", err);
-        return;
+    else if (w == NULL && (job->says_why == NULL || job->says_why(job)))
+        hp_error("rank %d: trace not written: %s", job->rank, err);
+    return w;
+}
+
+static void reduce_span(const hp_trace_job *job, hp_trace_writer *w, uint64_t span[2])
+{
+    hp_trace_output_span(w, &span[0], &span[1]);
+    if (job->reduce_span != NULL)
+        job->reduce_span(job, span);
+}
+
+/* This process's locations, then rank 0's global definitions with every location's
+ * event count, then the collective close. */
+static void write_archive(hp_trace_writer *w, const hp_profile *merged,
+                          const hp_trace_job *job, const hp_trace_unified *u)
+{
+    char err[512];
+    uint64_t ncnodes = merged != NULL ? merged->ncnodes : 0;
+    hp_profile_cnode *shared = job->call_tree != NULL ? job->call_tree(job, merged, &ncnodes)
+                                                      : NULL;
+    const hp_profile_cnode *cnodes = merged != NULL ? merged->cnodes : NULL;
+    hp_trace_tree tree = { job->call_tree != NULL ? shared : cnodes, (size_t)ncnodes };
+    size_t nlocal = hp_location_count(), n = nlocal;
+    if (merged != NULL && merged->nlocations > n)
+        n = merged->nlocations;
+    uint64_t *mine = calloc(n ? n : 1, sizeof(uint64_t));
+    if (mine != NULL)
+        hp_trace_output_locations(w, job->rank, u->region_map, u->comm_map, u->ncomm_map,
+                                  &tree, mine);
+    uint64_t *all = job->gather_counts != NULL
+                        ? job->gather_counts(job, mine, mine != NULL ? (int)nlocal : 0)
+                        : mine;
+    uint64_t span[2];
+    reduce_span(job, w, span);
+    hp_trace_writer_set_comms(w, u->comms, u->ncomms);
+    if (job->rank == 0 &&
+        (all == NULL || hp_trace_writer_global_defs(w, merged, all, 1e9, span[0], span[1],
+                                                    err, sizeof(err)) < 0))
+        hp_error("trace: %s", all == NULL ? "out of memory" : err);
+    if (hp_trace_writer_close(w, err, sizeof(err)) < 0) {
+        if (job->otf2 != NULL)
+            hp_error("rank %d: trace: %s", job->rank, err);
+        else
+            hp_error("trace: %s", err);
     }
-    size_t n = hp_location_count() > p->nlocations ? hp_location_count() : p->nlocations;
-    uint64_t *counts = calloc(n ? n : 1, sizeof(uint64_t));
-    uint64_t first, last;
-    hp_trace_tree tree = { p->cnodes, p->ncnodes };
-    int rc = counts != NULL ? hp_trace_output_locations(w, 0, NULL, NULL, 0, &tree, counts)
-                            : -1;
-    hp_trace_output_span(w, &first, &last);
-    if (rc < 0 ||
-        hp_trace_writer_global_defs(w, p, counts, 1e9, first, last, err, sizeof(err)) < 0)
-        hp_error("trace: %s", counts == NULL ? "out of memory" : err);
-    if (hp_trace_writer_close(w, err, sizeof(err)) < 0)
-        hp_error("trace: %s", err);
-    free(counts);
+    if (all != mine)
+        free(all);
+    free(mine);
+    free(shared);
+}
+
+hp_trace_cut *hp_trace_output_write(const char *directory, const hp_profile *merged,
+                                    const hp_trace_job *job, const hp_trace_unified *u)
+{
+    hp_trace_writer *w = open_archive(directory, job);
+    if (w == NULL)
+        return NULL;
+    hp_trace_cut *cut = job->agree_cut != NULL ? job->agree_cut(job) : NULL;
+    job_cut = cut;
+    write_archive(w, merged, job, u);
+    job_cut = NULL;
+    return cut;
+}
+
+void hp_trace_output_serial(const char *directory, const hp_profile *p)
+{
+    hp_trace_job job = { 0 };
+    hp_trace_unified none = { 0 };
+    hp_trace_output_write(directory, p, &job, &none);
 }
 
 uint64_t hp_trace_output_flushes(void)

@@ -9,6 +9,7 @@
 #ifndef HP_MEASUREMENT_TRACE_OUTPUT_H
 #define HP_MEASUREMENT_TRACE_OUTPUT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -47,7 +48,8 @@ typedef struct hp_trace_tree {
     size_t ncnodes;
 } hp_trace_tree;
 
-/* Writes every location of this process into w, with region ids translated by
+/* Writes every location of this process into w (applying the job's consistent cut while
+ * hp_trace_output_write writes), with region ids translated by
  * region_map (local id -> global id; NULL = the same) and the communicator ids of MPI
  * events by comm_map (ncomms local ids -> global id, UINT32_MAX = not defined: the
  * event is left out; NULL = ids 0 and 1, MPI_COMM_WORLD and MPI_COMM_SELF, only), and
@@ -58,10 +60,53 @@ int hp_trace_output_locations(hp_trace_writer *w, int rank, const uint32_t *regi
                               const uint32_t *comm_map, uint32_t ncomms,
                               const hp_trace_tree *tree, uint64_t *counts);
 
-/* The job's consistent cut (trace_cut.h) for hp_trace_output_locations to apply; NULL
- * = none. The caller keeps it. */
-struct hp_trace_cut;
-void hp_trace_output_set_cut(struct hp_trace_cut *cut);
+struct hp_trace_cut; /* trace_cut.h */
+
+/* What the processes of a job hand the trace output, which opens, writes and closes
+ * the archive: OTF2's collectives over them and the few collectives of the trace step
+ * itself, each called on every process in the same order. The MPI trace step fills it
+ * (adapters/mpi/mpi_trace.c); a NULL member means one process, which has all it needs
+ * itself (hp_trace_output_serial). */
+typedef struct hp_trace_job hp_trace_job;
+struct hp_trace_job {
+    int rank;
+    const hp_trace_collectives *otf2; /* OTF2's collectives (trace_writer.h) */
+    /* After a failed open: whether this process says why (the first process that
+     * failed; the others failed because it did). */
+    bool (*says_why)(const hp_trace_job *job);
+    /* After the open: the job's consistent cut (trace_cut.h), or NULL for none. */
+    struct hp_trace_cut *(*agree_cut)(const hp_trace_job *job);
+    /* The unified call tree on every process, from merged on rank 0: *n malloc'd nodes,
+     * or NULL (no sampling, out of memory). */
+    hp_profile_cnode *(*call_tree)(const hp_trace_job *job, const hp_profile *merged,
+                                   uint64_t *n);
+    /* Every location's event count at rank 0, in rank then location order, from this
+     * process's n counts: a malloc'd array on rank 0, NULL elsewhere. */
+    uint64_t *(*gather_counts)(const hp_trace_job *job, const uint64_t *mine, int n);
+    /* The job's time span at rank 0: the smallest first, the largest last. */
+    void (*reduce_span)(const hp_trace_job *job, uint64_t span[2]);
+    void *arg;
+};
+
+/* What the job unified before its trace: region ids (local -> global; NULL = the same),
+ * communicator ids of the events (local -> global; NULL = WORLD and SELF only), and the
+ * communicators the program created (rank 0's, for the definitions). */
+typedef struct hp_trace_unified {
+    const uint32_t *region_map;
+    const uint32_t *comm_map;
+    uint32_t ncomm_map;
+    const hp_trace_comm *comms;
+    uint32_t ncomms;
+} hp_trace_unified;
+
+/* Collective over the job: opens directory/traces.otf2 on every process or on none,
+ * writes this process's locations, rank 0 the global definitions from merged (the
+ * unified profile, NULL elsewhere), and closes the archive. Problems are said on
+ * stderr. Returns the consistent cut the trace was written with (NULL: none), which the
+ * caller reports and frees. */
+struct hp_trace_cut *hp_trace_output_write(const char *directory, const hp_profile *merged,
+                                           const hp_trace_job *job,
+                                           const hp_trace_unified *unified);
 
 /* The whole trace of a serial program into directory. */
 void hp_trace_output_serial(const char *directory, const hp_profile *p);

@@ -30,7 +30,10 @@ struct hp_transport {
     /* Collective: writes the job's OTF2 trace into directory; merged is the unified
      * profile on rank 0 (NULL elsewhere, or when no profile could be made). The trace's
      * own collectives (OTF2 opens and closes the archive collectively) belong to the
-     * transport, which is why this is here and not in the driver. */
+     * transport, which is why this is here and not in the driver: the transport unifies
+     * the trace's definitions and hands its collectives to the trace output
+     * (hp_trace_output_write, trace_output.h), which opens, writes and closes the
+     * archive. */
     void (*write_trace)(const hp_transport *t, const char *directory,
                         const hp_profile *merged);
     /* Collective, before the profiles are built: computes the wait states of the job

@@ -25,7 +25,7 @@
 #include "measurement/core/signal_names.h"
 #include "thunks.h"
 #include "measurement/core/timer.h"
-#include "measurement/core/trace_bins.h"
+#include "measurement/trace/trace_bins.h"
 #include "unwind.h"
 #include "util/log.h"
 #include "util/sigaction_real.h"

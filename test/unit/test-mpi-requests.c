@@ -4,11 +4,12 @@
  * hands out again before its first entry is gone keeps both, freed slots are reused, a
  * full table counts what it loses, persistent requests count at each start, and the
  * saved handle arrays of Waitall & co. grow and are reused. The byte counting and trace
- * events it calls (mpi_bytes.c, mpi_trace_rules.c) and the wait-state record
+ * events it calls (mpi_bytes.c, mpi_trace_events.c) and the wait-state record
  * (mpi_waitstates.c, switched off here) are replaced by the recorders below; no MPI call
  * is made.
  */
 #include "mpi_requests.h"
+#include "mpi_trace_events.h"
 
 #include <stdlib.h>
 
@@ -17,7 +18,7 @@
 #include "mpi_waitstates.h"
 #include "test.h"
 
-/* ---- recorders in place of mpi_bytes.c and mpi_trace_rules.c ---- */
+/* ---- recorders in place of mpi_bytes.c and mpi_trace_events.c ---- */
 
 static struct {
     int completions, collective_completions, starts;

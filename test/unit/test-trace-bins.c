@@ -1,5 +1,5 @@
 /*
- * Unit tests of the adaptive trace buffer (measurement/trace_bins.c): which samples stay
+ * Unit tests of the adaptive trace buffer (measurement/trace/trace_bins.c): which samples stay
  * after halvings, how many halvings a run takes, events kept up to their share and
  * stopped there (marked), the reader's
  * time order, and a long run in a small buffer. Regions are plain malloc'ed memory here;
@@ -9,8 +9,9 @@
 
 #include "measurement/core/memory.h"
 #include "measurement/core/region.h"
-#include "measurement/core/trace_bins.h"
-#include "measurement/core/trace_buffer.h"
+#include "measurement/trace/trace_bins.h"
+#include "measurement/core/trace_host.h"
+#include "measurement/trace/trace_buffer.h"
 
 #include "test.h"
 

@@ -3,8 +3,8 @@
  * with arguments followed by payload slots of the same size. Shared by the trace buffer
  * (trace_buffer.h), the adaptive bins (trace_bins.h) and the OTF2 writer; types only.
  */
-#ifndef HP_MEASUREMENT_TRACE_EVENT_H
-#define HP_MEASUREMENT_TRACE_EVENT_H
+#ifndef HP_MEASUREMENT_TRACE_TRACE_EVENT_H
+#define HP_MEASUREMENT_TRACE_TRACE_EVENT_H
 
 #include <stdbool.h>
 #include <stdint.h>

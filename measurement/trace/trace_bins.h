@@ -35,8 +35,8 @@
  * that would need a new bin is refused (HP_BINS_BUSY, its number is not used) instead of
  * touching the free list.
  */
-#ifndef HP_MEASUREMENT_TRACE_BINS_H
-#define HP_MEASUREMENT_TRACE_BINS_H
+#ifndef HP_MEASUREMENT_TRACE_TRACE_BINS_H
+#define HP_MEASUREMENT_TRACE_TRACE_BINS_H
 
 #include <signal.h>
 #include <stdatomic.h>

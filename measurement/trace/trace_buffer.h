@@ -12,8 +12,8 @@
  * takes the next bin, or, once the events filled their share and stopped, decides event
  * by event (only Leaves of recorded Enters go on). Nothing is ever flushed then.
  */
-#ifndef HP_MEASUREMENT_TRACE_BUFFER_H
-#define HP_MEASUREMENT_TRACE_BUFFER_H
+#ifndef HP_MEASUREMENT_TRACE_TRACE_BUFFER_H
+#define HP_MEASUREMENT_TRACE_TRACE_BUFFER_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -49,9 +49,32 @@ typedef struct hp_trace_buffer {
                                    first event, or when the budget could not hold it) */
 } hp_trace_buffer;
 
-/* Sets up tracing for this process: chunk quota per location from the budget, and the
- * region that marks flushes. Returns 0 or -1. */
-int hp_trace_setup(uint64_t total_memory);
+/* The trace's own marker regions (local ids), which no call tree contains: TRACE BUFFER
+ * FLUSH, TRACE EVENTS STOPPED and TRACE EVENTS DROPPED, in this order. */
+enum {
+    HP_TRACE_MARKER_FLUSH,
+    HP_TRACE_MARKER_STOPPED,
+    HP_TRACE_MARKER_DROPPED,
+    HP_TRACE_MARKERS
+};
+
+/* The size of a chunk: one page of the measurement budget (HP_PAGE_SIZE of
+ * measurement/core/memory.h; trace_host.c checks that the two agree). */
+#define HP_TRACE_PAGE_SIZE (32u * 1024u)
+
+/* What the buffer takes from the measurement core, which sits above it and hands it down
+ * at setup (measurement/core/trace_host.c): budget pages for chunks and adaptive buffers
+ * (HP_TRACE_PAGE_SIZE-aligned, never freed; NULL when the budget is used up), the timer
+ * for a flush's span, and the local ids of the marker regions (UINT32_MAX = none). */
+typedef struct hp_trace_host {
+    void *(*pages)(size_t bytes);
+    uint64_t (*now)(void);
+    uint32_t markers[HP_TRACE_MARKERS];
+} hp_trace_host;
+
+/* Sets up tracing for this process: the chunk quota per location from the budget
+ * (total_memory bytes), and what the core hands down. */
+void hp_trace_buffer_setup(uint64_t total_memory, const hp_trace_host *host);
 
 /* HP_TRACE_BUFFER and HP_TRACE_ADAPTIVE (before the first event): each location's buffer
  * holds bytes (0 = a quarter of the budget); adaptive: in bins that never flush, with
@@ -69,9 +92,7 @@ bool hp_trace_adaptive(void);
  * consistent cut left out (measurement/finalize/trace_cut.h). */
 uint32_t hp_trace_dropped_region(void);
 
-/* The trace's own marker regions (local ids), which no call tree contains: TRACE BUFFER
- * FLUSH, TRACE EVENTS STOPPED and TRACE EVENTS DROPPED, in that order. */
-enum { HP_TRACE_MARKERS = 3 };
+/* The marker regions' local ids (UINT32_MAX = none), in HP_TRACE_MARKER_* order. */
 void hp_trace_marker_regions(uint32_t out[HP_TRACE_MARKERS]);
 
 /* Adaptive mode with samples in traces (before the first event): a sample record takes

@@ -14,17 +14,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "memory.h"
-#include "region.h"
-#include "timer.h"
 #include "trace_bins.h"
 
-#define CHUNK_CAPACITY ((HP_PAGE_SIZE - sizeof(hp_trace_chunk)) / sizeof(hp_trace_event))
+#define CHUNK_CAPACITY ((HP_TRACE_PAGE_SIZE - sizeof(hp_trace_chunk)) / sizeof(hp_trace_event))
+
+/* No marker region (hp_trace_host's markers before the setup). */
+#define NO_REGION UINT32_MAX
 
 static size_t chunk_limit = 2;
-static hp_region *flush_region;
-static hp_region *stop_region;   /* marks where an adaptive buffer's events stopped */
-static hp_region *dropped_region; /* marks the events left out by an MPI job's cut */
+static hp_trace_host host = { NULL, NULL, { NO_REGION, NO_REGION, NO_REGION } };
 static _Atomic unsigned spill_serial;
 static uint64_t adaptive_bytes;  /* > 0: HP_TRACE_ADAPTIVE, each location's buffer */
 static uint64_t adaptive_period; /* ns between samples at the start frequency */
@@ -32,39 +30,33 @@ static unsigned event_share;     /* percent, 0 = trace_bins.h's default */
 static unsigned sample_slots = 1;
 static hp_trace_rearm_fn *sample_rearm;
 
-int hp_trace_setup(uint64_t total_memory)
+void hp_trace_buffer_setup(uint64_t total_memory, const hp_trace_host *h)
 {
     /* A quarter of the budget per location for up to two threads' worth of tracing; the
      * rest stays for call trees. Small budgets still get two chunks. */
-    size_t limit = (size_t)(total_memory / 4 / HP_PAGE_SIZE);
+    size_t limit = (size_t)(total_memory / 4 / HP_TRACE_PAGE_SIZE);
     chunk_limit = limit > 2 ? limit : 2;
-    flush_region = hp_region_define("TRACE BUFFER FLUSH", "", -1, HP_PARADIGM_USER,
-                                    HP_ROLE_ARTIFICIAL);
-    stop_region = hp_region_define("TRACE EVENTS STOPPED", "", -1, HP_PARADIGM_USER,
-                                   HP_ROLE_ARTIFICIAL);
-    dropped_region = hp_region_define("TRACE EVENTS DROPPED", "", -1, HP_PARADIGM_USER,
-                                      HP_ROLE_ARTIFICIAL);
-    return flush_region != NULL && stop_region != NULL && dropped_region != NULL ? 0 : -1;
+    host = *h;
 }
 
 uint32_t hp_trace_dropped_region(void)
 {
-    return dropped_region != NULL ? dropped_region->id : 0;
+    uint32_t id = host.markers[HP_TRACE_MARKER_DROPPED];
+    return id != NO_REGION ? id : 0;
 }
 
 void hp_trace_marker_regions(uint32_t out[HP_TRACE_MARKERS])
 {
-    const hp_region *markers[HP_TRACE_MARKERS] = { flush_region, stop_region, dropped_region };
     for (unsigned k = 0; k < HP_TRACE_MARKERS; k++)
-        out[k] = markers[k] != NULL ? markers[k]->id : UINT32_MAX;
+        out[k] = host.markers[k];
 }
 
 void hp_trace_set_buffer(uint64_t bytes, bool adaptive, uint64_t start_period)
 {
     if (bytes != 0 && !adaptive)
-        chunk_limit = bytes / HP_PAGE_SIZE > 2 ? bytes / HP_PAGE_SIZE : 2;
+        chunk_limit = bytes / HP_TRACE_PAGE_SIZE > 2 ? bytes / HP_TRACE_PAGE_SIZE : 2;
     if (adaptive)
-        adaptive_bytes = bytes != 0 ? bytes : chunk_limit * HP_PAGE_SIZE;
+        adaptive_bytes = bytes != 0 ? bytes : chunk_limit * HP_TRACE_PAGE_SIZE;
     adaptive_period = start_period;
 }
 
@@ -105,7 +97,7 @@ static void seal_current(hp_trace_buffer *b)
 
 static bool append_new_chunk(hp_trace_buffer *b)
 {
-    hp_trace_chunk *c = hp_memory_pages(HP_PAGE_SIZE);
+    hp_trace_chunk *c = host.pages(HP_TRACE_PAGE_SIZE);
     if (c == NULL)
         return false;
     c->next = NULL;
@@ -194,16 +186,22 @@ static size_t bin_size_for(uint64_t bytes)
     return (size_t)size & ~(size_t)4095;
 }
 
+static uint32_t stop_region(void)
+{
+    uint32_t id = host.markers[HP_TRACE_MARKER_STOPPED];
+    return id != NO_REGION ? id : HP_BINS_NIL;
+}
+
 static bool bins_ready(hp_trace_buffer *b)
 {
     if (b->bins != NULL)
         return true;
     if (b->first != NULL) /* already flushing */
         return false;
-    void *region = hp_memory_pages(adaptive_bytes);
+    void *region = host.pages(adaptive_bytes);
     hp_trace_bins_config cfg = { bin_size_for(adaptive_bytes), event_share, sample_slots,
                                  adaptive_period, sample_rearm, b,
-                                 stop_region != NULL ? stop_region->id : HP_BINS_NIL };
+                                 stop_region() };
     b->bins = region != NULL ? hp_trace_bins_init(region, adaptive_bytes, &cfg) : NULL;
     return b->bins != NULL;
 }
@@ -248,19 +246,20 @@ static bool flush_for_room(hp_trace_buffer *b, uint64_t *start, uint64_t *end)
         b->lost++;
         return false;
     }
-    *start = hp_timer_now();
+    *start = host.now();
     if (!flush_to_spill_file(b)) {
         b->lost++;
         return false;
     }
-    *end = hp_timer_now();
+    *end = host.now();
     b->flushes++;
     return true;
 }
 
 void hp_trace_add_flush(hp_trace_buffer *b, uint64_t start, uint64_t end)
 {
-    uint32_t id = flush_region != NULL ? flush_region->id : 0;
+    uint32_t id = host.markers[HP_TRACE_MARKER_FLUSH];
+    id = id != NO_REGION ? id : 0;
     hp_trace_add(b, HP_TRACE_ENTER, id, start);
     hp_trace_add(b, HP_TRACE_LEAVE, id, end > start ? end : start);
 }

@@ -25,8 +25,8 @@ check "call cycles and upward calls: only the known ones, each still true ($KNOW
     python3 "$HP_SRCDIR/build-aux/include-graph" --calls --check --known "$KNOWN" \
     --build "$HP_BUILDDIR" "$HP_SRCDIR"
 
-# The check itself: an empty list fails and names each cycle as new; a line that is
-# not true fails and says to delete it.
+# The check itself: a line that is not true fails and says to delete it; a cycle that
+# is not listed fails and is named as new.
 printf 'file cycle: util/log <-> util/next_symbol\n' >"$WORK/stale.known"
 python3 "$HP_SRCDIR/build-aux/include-graph" --calls --check --known "$WORK/stale.known" \
     --build "$HP_BUILDDIR" "$HP_SRCDIR" >"$WORK/stale.out"
@@ -34,9 +34,17 @@ status=$?
 check_eq "a known line that no longer holds fails, saying to delete it" \
     "1 no longer true (delete it from $WORK/stale.known): file cycle: util/log <-> util/next_symbol" \
     "$status $(grep '^no longer true' "$WORK/stale.out")"
+# A seeded cycle: two files of util/ that call each other, compiled into objects of
+# their own, are reported as new when the list does not hold them.
+mkdir -p "$WORK/seed/util" "$WORK/seed-build/util"
+printf 'int pong(int);\nint ping(int n) { return n ? pong(n - 1) : 0; }\n' >"$WORK/seed/util/ping.c"
+printf 'int ping(int);\nint pong(int n) { return n ? ping(n - 1) : 1; }\n' >"$WORK/seed/util/pong.c"
+for f in ping pong; do
+    cc -c -o "$WORK/seed-build/util/$f.o" "$WORK/seed/util/$f.c" || echo "cc $f.c failed"
+done
 python3 "$HP_SRCDIR/build-aux/include-graph" --calls --check --known /dev/null \
-    --build "$HP_BUILDDIR" "$HP_SRCDIR" >"$WORK/none.out"
+    --build "$WORK/seed-build" "$WORK/seed" >"$WORK/seed.out"
 status=$?
-check_eq "with no known list every known line is reported as new" \
-    "1 $(grep -c '^[a-z]' "$KNOWN")" "$status $(grep -c '^new ' "$WORK/none.out")"
+check_eq "a call cycle not in the list fails and is named as new" \
+    "1 new (break it, do not list it): file cycle: util/ping <-> util/pong" "$status $(grep '^new ' "$WORK/seed.out")"
 finish

@@ -60,6 +60,16 @@ int hp_table_add_column(hp_table *t, const char *key, const char *header, hp_cel
     return 0;
 }
 
+int hp_table_add_columns(hp_table *t, const hp_column_spec *cols, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const hp_column_spec *c = &cols[i];
+        if (hp_table_add_column(t, c->key, c->header, c->kind, c->width, c->sep, c->flags))
+            return -1;
+    }
+    return 0;
+}
+
 hp_table_cell *hp_table_add_row(hp_table *t)
 {
     if (t->nrows == t->cap_rows) {

@@ -400,13 +400,12 @@ static hp_table *flat_table_new(const report_ctx *c)
         { "incl_percent", "incl %", HP_CELL_PERCENT, 7, " ", pf },
         { "region", "region", HP_CELL_TEXT, 0, "  ", 0 },
     };
-    hp_table *t = hp_table_new("flat", title);
-    if (t == NULL || HP_TABLE_ADD_COLUMNS(t, cols) ||
-        (!metric_is_sum(c) &&
-         hp_table_set_note(t, "(%s is a %s per call path and thread, not a sum: a region's "
-                              "value is the %s over its call paths, with no percentages)",
-                           c->metric->uniq_name, metric_is_max(c) ? "maximum" : "minimum",
-                           metric_is_max(c) ? "largest" : "smallest"))) {
+    hp_table *t = HP_TABLE_NEW("flat", title, cols);
+    if (t != NULL && !metric_is_sum(c) &&
+        hp_table_set_note(t, "(%s is a %s per call path and thread, not a sum: a region's "
+                             "value is the %s over its call paths, with no percentages)",
+                          c->metric->uniq_name, metric_is_max(c) ? "maximum" : "minimum",
+                          metric_is_max(c) ? "largest" : "smallest")) {
         hp_table_free(t);
         return NULL;
     }
@@ -468,12 +467,7 @@ static hp_table *tree_table_new(const report_ctx *c)
         { "name", "call path", HP_CELL_TEXT, 0, "  ", HP_COL_TEXT_ONLY },
         { "path", NULL, HP_CELL_TEXT, 0, "", HP_COL_DATA_ONLY },
     };
-    hp_table *t = hp_table_new("calltree", title);
-    if (t == NULL || HP_TABLE_ADD_COLUMNS(t, cols)) {
-        hp_table_free(t);
-        return NULL;
-    }
-    return t;
+    return HP_TABLE_NEW("calltree", title, cols);
 }
 
 static int tree_row(const report_ctx *c, hp_table *t, size_t n, size_t depth)
@@ -540,14 +534,9 @@ static const hp_column_spec recursion_columns[] = {
 
 static hp_table *recursion_table_new(void)
 {
-    hp_table *t = hp_table_new("recursion", "Collapsed recursion (HP_PROFILING_RECURSION="
-                                            "collapse): the most recursive calls open at "
-                                            "once below one call of the path");
-    if (t == NULL || HP_TABLE_ADD_COLUMNS(t, recursion_columns)) {
-        hp_table_free(t);
-        return NULL;
-    }
-    return t;
+    return HP_TABLE_NEW("recursion", "Collapsed recursion (HP_PROFILING_RECURSION=collapse): "
+                        "the most recursive calls open at once below one call of the path",
+                        recursion_columns);
 }
 
 /* The call paths that recursed, with their recursion depth (the largest over the
@@ -767,9 +756,8 @@ static hp_table *mpi_balance(const report_ctx *c)
         mam_add(&mpi, time);
         mam_add(&comp, total - time);
     }
-    hp_table *t = hp_table_new("mpi_balance", NULL);
-    if (t == NULL || HP_TABLE_ADD_COLUMNS(t, balance_columns) ||
-        balance_row(t, "in MPI", &mpi) || balance_row(t, "computation", &comp)) {
+    hp_table *t = HP_TABLE_NEW("mpi_balance", NULL, balance_columns);
+    if (t == NULL || balance_row(t, "in MPI", &mpi) || balance_row(t, "computation", &comp)) {
         hp_table_free(t);
         return NULL;
     }
@@ -816,12 +804,7 @@ static hp_table *mpi_paths_table_new(const report_ctx *c)
     snprintf(title, sizeof(title), "Top call paths into MPI (%s; max = slowest rank, "
              "imbalance = max / average over ranks)",
              c->o->rank < 0 ? "all ranks" : scope(c, s, sizeof(s)));
-    hp_table *t = hp_table_new("mpi_paths", title);
-    if (t == NULL || HP_TABLE_ADD_COLUMNS(t, mpi_path_columns)) {
-        hp_table_free(t);
-        return NULL;
-    }
-    return t;
+    return HP_TABLE_NEW("mpi_paths", title, mpi_path_columns);
 }
 
 static int mpi_path_row(const report_ctx *c, hp_table *t, const hp_metric_view *time,
@@ -900,10 +883,9 @@ static const hp_column_spec unmeasured_columns[] = {
 static hp_table *unmeasured(const hp_profile *p)
 {
     bool *done = calloc(p->nunmeasured + 1, sizeof(bool));
-    hp_table *t = hp_table_new("mpi_unmeasured", "MPI calls counted but not measured "
-                                                 "(HP_MPI_ENABLE_GROUPS, HP_MPI_EXCLUDE)");
-    if (done == NULL || t == NULL ||
-        HP_TABLE_ADD_COLUMNS(t, unmeasured_columns))
+    hp_table *t = HP_TABLE_NEW("mpi_unmeasured", "MPI calls counted but not measured "
+                               "(HP_MPI_ENABLE_GROUPS, HP_MPI_EXCLUDE)", unmeasured_columns);
+    if (done == NULL || t == NULL)
         goto fail;
     for (size_t i = 0; i < p->nunmeasured; i++)
         if (!done[i] && unmeasured_row(t, p, i, done) != 0)

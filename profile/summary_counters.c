@@ -116,13 +116,8 @@ static const hp_column_spec columns[] = {
 
 static hp_table *table_new(void)
 {
-    hp_table *t = hp_table_new("counters", "Counters per rank (in MPI + application = "
-                                           "total; inclusive of the whole run)");
-    if (t == NULL || HP_TABLE_ADD_COLUMNS(t, columns)) {
-        hp_table_free(t);
-        return NULL;
-    }
-    return t;
+    return HP_TABLE_NEW("counters", "Counters per rank (in MPI + application = total; "
+                        "inclusive of the whole run)", columns);
 }
 
 int hp_report_counter_table(const hp_profile *p, const bool *proc_selected,

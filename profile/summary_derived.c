@@ -83,13 +83,8 @@ static const hp_column_spec columns[] = {
 
 static hp_table *table_new(void)
 {
-    hp_table *t = hp_table_new("derived", "Derived metrics per rank (where their counters "
-                                          "were measured)");
-    if (t == NULL || HP_TABLE_ADD_COLUMNS(t, columns)) {
-        hp_table_free(t);
-        return NULL;
-    }
-    return t;
+    return HP_TABLE_NEW("derived", "Derived metrics per rank (where their counters were "
+                        "measured)", columns);
 }
 
 int hp_report_derived_table(const hp_profile *p, const bool *proc_selected,

@@ -132,11 +132,10 @@ static const hp_column_spec columns[] = {
 
 static hp_table *table_new(const hp_profile *p)
 {
-    hp_table *t = hp_table_new("waitstates", "Waiting time by cause (Scalasca's wait states, "
-                                             "doc/wait-states.md)");
-    if (t == NULL || HP_TABLE_ADD_COLUMNS(t, columns) ||
-        (p->wait_states != NULL && p->wait_states[0] != '\0' &&
-         hp_table_set_note(t, "coverage: %s", p->wait_states) != 0)) {
+    hp_table *t = HP_TABLE_NEW("waitstates", "Waiting time by cause (Scalasca's wait states, "
+                               "doc/wait-states.md)", columns);
+    if (t != NULL && p->wait_states != NULL && p->wait_states[0] != '\0' &&
+        hp_table_set_note(t, "coverage: %s", p->wait_states) != 0) {
         hp_table_free(t);
         return NULL;
     }

@@ -60,14 +60,18 @@ int hp_table_add_column(hp_table *t, const char *key, const char *header, hp_cel
     return 0;
 }
 
-int hp_table_add_columns(hp_table *t, const hp_column_spec *cols, size_t n)
+hp_table *hp_table_new_with_columns(const char *key, const char *title,
+                                    const hp_column_spec *cols, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
+    hp_table *t = hp_table_new(key, title);
+    for (size_t i = 0; t != NULL && i < n; i++) {
         const hp_column_spec *c = &cols[i];
-        if (hp_table_add_column(t, c->key, c->header, c->kind, c->width, c->sep, c->flags))
-            return -1;
+        if (hp_table_add_column(t, c->key, c->header, c->kind, c->width, c->sep, c->flags)) {
+            hp_table_free(t);
+            t = NULL;
+        }
     }
-    return 0;
+    return t;
 }
 
 hp_table_cell *hp_table_add_row(hp_table *t)

@@ -78,11 +78,12 @@ typedef struct hp_column_spec {
     unsigned flags;
 } hp_column_spec;
 
-/* Adds the n columns of cols, in order, before the first row. Returns 0 or -1 (out of
- * memory). HP_TABLE_ADD_COLUMNS(t, array) passes an array with its length. */
-int hp_table_add_columns(hp_table *t, const hp_column_spec *cols, size_t n);
-#define HP_TABLE_ADD_COLUMNS(t, cols) \
-    hp_table_add_columns((t), (cols), sizeof(cols) / sizeof((cols)[0]))
+/* A new empty table with the n columns of cols, in order; NULL when out of memory.
+ * HP_TABLE_NEW(key, title, array) passes an array with its length. */
+hp_table *hp_table_new_with_columns(const char *key, const char *title,
+                                    const hp_column_spec *cols, size_t n);
+#define HP_TABLE_NEW(key, title, cols) \
+    hp_table_new_with_columns((key), (title), (cols), sizeof(cols) / sizeof((cols)[0]))
 
 /* Appends a row of zeroed cells; returns its first cell, or NULL (out of memory). */
 hp_table_cell *hp_table_add_row(hp_table *t);

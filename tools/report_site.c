@@ -299,11 +299,9 @@ static hp_table *summary_table(summary *s, const site_args *a)
         { "instr_mpi_percent", "ins MPI", HP_CELL_PERCENT, 7, "  ", 0 },
         { "top_mpi", "top MPI functions (share of MPI time)", HP_CELL_TEXT, 0, "  ", 0 },
     };
-    hp_table *t = hp_table_new("site", NULL);
-    if (t == NULL || HP_TABLE_ADD_COLUMNS(t, cols) < 0) {
-        hp_table_free(t);
+    hp_table *t = HP_TABLE_NEW("site", NULL, cols);
+    if (t == NULL)
         return NULL;
-    }
     if (s->ngroups > 1) /* qsort(NULL, 0) is undefined: a log without records */
         qsort(s->groups, s->ngroups, sizeof(*s->groups), by_period_and_key);
     for (size_t i = 0; i < s->ngroups; i++) {

@@ -23,6 +23,11 @@
 # CACHEGRIND           the valgrind command that counts instructions into cg.log (in the
 #                       current directory); put it after launch's VAR=VALUE words
 # cachegrind_count WHAT prints the instruction count of cg.log, or dies naming WHAT
+# bench_builddir USAGE ARG...
+#                       the arguments of a script: USAGE names them after $0
+#                       ("BUILDDIR [MID_CALLS [REPS]]", as many words as it takes at most);
+#                       exits 2 with "usage: $0 USAGE" when there are none or too many,
+#                       else sets BUILDDIR (the first, absolute)
 # bench_args ARG...   the arguments of a script taking BUILDDIR [REPS]: sets BUILDDIR
 #                       (absolute) and REPS (default 5); exits 2 with a usage line
 #                       when they are off
@@ -50,12 +55,24 @@ die() {
     exit 1
 }
 
-bench_args() {
-    if [ $# -lt 1 ] || [ $# -gt 2 ] || ! is_count "${2:-5}"; then
-        echo "usage: $0 BUILDDIR [REPS]" >&2
+bench_builddir() {
+    _usage=$1
+    shift
+    # shellcheck disable=SC2086 # the words of the usage count the arguments
+    _max=$(set -- $_usage && echo $#)
+    if [ $# -lt 1 ] || [ $# -gt "$_max" ]; then
+        echo "usage: $0 $_usage" >&2
         exit 2
     fi
     BUILDDIR=$(cd "$1" 2>/dev/null && pwd) || die "no build directory '$1'"
+}
+
+bench_args() {
+    bench_builddir "BUILDDIR [REPS]" "$@"
+    if ! is_count "${2:-5}"; then
+        echo "usage: $0 BUILDDIR [REPS]" >&2
+        exit 2
+    fi
     REPS=${2:-5}
 }
 

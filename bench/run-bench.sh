@@ -41,10 +41,7 @@ BENCHDIR=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=bench/lib.sh
 . "$BENCHDIR/lib.sh"
 
-if [ $# -lt 1 ] || [ $# -gt 3 ]; then
-    usage
-fi
-BUILDDIR=$(cd "$1" 2>/dev/null && pwd) || die "no build directory '$1'"
+bench_builddir "BUILDDIR [MID_CALLS [REPS]]" "$@"
 N=${2:-10000000}
 REPS=${3:-5}
 is_count "$N" || usage

@@ -26,8 +26,7 @@ BENCHDIR=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=bench/lib.sh
 . "$BENCHDIR/lib.sh"
 
-[ $# -ge 1 ] && [ $# -le 3 ] || { echo "usage: $0 BUILDDIR [MID_CALLS [REPS]]" >&2; exit 2; }
-BUILDDIR=$(cd "$1" 2>/dev/null && pwd) || die "no build directory '$1'"
+bench_builddir "BUILDDIR [MID_CALLS [REPS]]" "$@"
 N=${2:-100000}
 REPS=${3:-3}
 is_count "$N" && is_count "$REPS" || die "MID_CALLS and REPS must be counts"

@@ -14,11 +14,7 @@ set -u
 BENCHDIR=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=bench/lib.sh
 . "$BENCHDIR/lib.sh"
-if [ $# -lt 1 ] || [ $# -gt 2 ]; then
-    echo "usage: $0 BUILDDIR [MID_CALLS]" >&2
-    exit 2
-fi
-BUILDDIR=$(cd "$1" 2>/dev/null && pwd) || die "no build directory '$1'"
+bench_builddir "BUILDDIR [MID_CALLS]" "$@"
 n=${2:-45455}
 bench_start hp-report libhpmeasure.so
 bench_workdir timeline

@@ -13,11 +13,7 @@ set -u
 BENCHDIR=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=bench/lib.sh
 . "$BENCHDIR/lib.sh"
-if [ $# -lt 1 ] || [ $# -gt 3 ]; then
-    echo "usage: $0 BUILDDIR [MID_CALLS [REPS]]" >&2
-    exit 2
-fi
-BUILDDIR=$(cd "$1" 2>/dev/null && pwd) || die "no build directory '$1'"
+bench_builddir "BUILDDIR [MID_CALLS [REPS]]" "$@"
 n=${2:-1000000}
 reps=${3:-3}
 bench_start hp-instrument libhpmeasure.so

@@ -12,27 +12,40 @@
 #                       appended to run.log
 # keep_min NAME VALUE   sets the variable NAME to the count VALUE when NAME is empty or
 #                       larger (the minimum over a benchmark's rounds)
-# min_of_rounds FN VARIANT...
+# min_of_rounds [-e STEP] FN VARIANT...
 #                       REPS rounds, each running `FN VARIANT` (a function of the script
-#                       that prints one count) for every variant in turn, so that all
-#                       variants see the same noise; keeps each variant's minimum in
-#                       min_VARIANT; exits 1 when a run fails
+#                       that prints one count, or two: "WALL CPU") for every variant in
+#                       turn, so that all variants see the same noise; keeps each
+#                       variant's minimum in min_VARIANT (and of the second count in
+#                       cpu_VARIANT); with -e, the function STEP runs once at the end of
+#                       each round (a micro-benchmark that must see the same noise);
+#                       exits 1 when a run or STEP fails
 # CACHEGRIND           the valgrind command that counts instructions into cg.log (in the
 #                       current directory); put it after launch's VAR=VALUE words
 # cachegrind_count WHAT prints the instruction count of cg.log, or dies naming WHAT
+# bench_builddir USAGE ARG...
+#                       the arguments of a script: USAGE names them after $0
+#                       ("BUILDDIR [MID_CALLS [REPS]]", as many words as it takes at most);
+#                       exits 2 with "usage: $0 USAGE" when there are none or too many,
+#                       else sets BUILDDIR (the first, absolute)
 # bench_args ARG...   the arguments of a script taking BUILDDIR [REPS]: sets BUILDDIR
 #                       (absolute) and REPS (default 5); exits 2 with a usage line
 #                       when they are off
-# bench_workdir NAME   makes $BUILDDIR/bench/work/NAME anew, enters it (WORK names it)
-#                       and unsets the HP_ variables that would change what an MPI
-#                       benchmark measures
+# bench_workdir [NAME]  makes $BUILDDIR/bench/work/NAME (without NAME: all of
+#                       bench/work) anew, enters it (WORK names it) and unsets the HP_
+#                       variables of the caller that would change what a benchmark
+#                       measures (each variant sets its own)
+# bench_start TOOL [LIBRARY]
+#                       the start of a benchmark, after bench_args: sets SRCDIR,
+#                       CORELIBDIR ($BUILDDIR/.libs), INSTRUMENT and HP_RUN (their paths
+#                       in BUILDDIR); dies when $BUILDDIR/TOOL or CORELIBDIR/LIBRARY is
+#                       not there
+# have_mpi LIBRARY      sets MPICC and MPIEXEC (defaults mpicc, mpiexec); true when both
+#                       are there and so is CORELIBDIR/LIBRARY
 # bench_mpi_start TOOL LIBRARY TITLE KEY
-#                       the start of an MPI benchmark, after bench_args: sets MPICC and
-#                       MPIEXEC (defaults mpicc, mpiexec), SRCDIR, CORELIBDIR
-#                       ($BUILDDIR/.libs), INSTRUMENT and HP_RUN (their paths in
-#                       BUILDDIR); dies when $BUILDDIR/TOOL is not there; without
-#                       CORELIBDIR/LIBRARY, MPICC or MPIEXEC prints "TITLE: skipped (...)"
-#                       and "bench: KEY=skipped" and exits 0
+#                       the start of an MPI benchmark: bench_start TOOL, and without
+#                       have_mpi LIBRARY prints "TITLE: skipped (...)" and
+#                       "bench: KEY=skipped" and exits 0
 # plugin_cflags BUILDDIR COMPILER
 #                       prints the flags that compile with hpmeasure's GCC plug-in, or
 #                       nothing when BUILDDIR has no plug-in or COMPILER cannot load it
@@ -42,25 +55,46 @@ die() {
     exit 1
 }
 
-bench_args() {
-    if [ $# -lt 1 ] || [ $# -gt 2 ] || ! is_count "${2:-5}"; then
-        echo "usage: $0 BUILDDIR [REPS]" >&2
+bench_builddir() {
+    _usage=$1
+    shift
+    # shellcheck disable=SC2086 # the words of the usage count the arguments
+    _max=$(set -- $_usage && echo $#)
+    if [ $# -lt 1 ] || [ $# -gt "$_max" ]; then
+        echo "usage: $0 $_usage" >&2
         exit 2
     fi
     BUILDDIR=$(cd "$1" 2>/dev/null && pwd) || die "no build directory '$1'"
+}
+
+bench_args() {
+    bench_builddir "BUILDDIR [REPS]" "$@"
+    if ! is_count "${2:-5}"; then
+        echo "usage: $0 BUILDDIR [REPS]" >&2
+        exit 2
+    fi
     REPS=${2:-5}
 }
 
-bench_mpi_start() {
-    MPICC=${MPICC:-mpicc}
-    MPIEXEC=${MPIEXEC:-mpiexec}
+bench_start() {
     SRCDIR=$(dirname "$BENCHDIR")
     CORELIBDIR=$BUILDDIR/.libs
     INSTRUMENT=$BUILDDIR/hp-instrument
     HP_RUN=$BUILDDIR/hp-run
     [ -x "$BUILDDIR/$1" ] || die "$BUILDDIR/$1 not found (run make first)"
-    if [ ! -f "$CORELIBDIR/$2" ] ||
-        ! command -v "$MPICC" >/dev/null 2>&1 || ! command -v "${MPIEXEC%% *}" >/dev/null 2>&1; then
+    [ -z "${2:-}" ] || [ -f "$CORELIBDIR/$2" ] || die "$CORELIBDIR/$2 not found (run make first)"
+}
+
+have_mpi() {
+    MPICC=${MPICC:-mpicc}
+    MPIEXEC=${MPIEXEC:-mpiexec}
+    [ -f "$CORELIBDIR/$1" ] && command -v "$MPICC" >/dev/null 2>&1 &&
+        command -v "${MPIEXEC%% *}" >/dev/null 2>&1
+}
+
+bench_mpi_start() {
+    bench_start "$1"
+    if ! have_mpi "$2"; then
         echo "$3: skipped (no $MPICC, no ${MPIEXEC%% *} or no $2)"
         echo "bench: $4=skipped"
         exit 0
@@ -68,12 +102,13 @@ bench_mpi_start() {
 }
 
 bench_workdir() {
-    WORK=$BUILDDIR/bench/work/$1
+    WORK=$BUILDDIR/bench/work${1:+/$1}
     rm -rf "$WORK"
     mkdir -p "$WORK" || die "cannot create $WORK"
     cd "$WORK" || die "cannot enter $WORK"
     unset HP_FILTERING_FILE HP_EXPERIMENT_DIRECTORY HP_VERBOSE HP_MPI_EXCLUDE \
-        HP_MPI_ENABLE_GROUPS HP_MPI_UNWIND_EXCLUDE HP_SAMPLING_FREQUENCY HP_PLUGINS
+        HP_MPI_ENABLE_GROUPS HP_MPI_UNWIND_EXCLUDE HP_SAMPLING_FREQUENCY HP_PLUGINS \
+        HP_OVERHEAD_BUDGET HP_UNWIND_THUNKS HP_METRIC_PERF HP_METRIC_RUSAGE HP_METRIC_PAPI
 }
 
 is_count() {
@@ -117,14 +152,25 @@ cachegrind_count() {
 }
 
 min_of_rounds() {
+    _step=''
+    if [ "$1" = -e ]; then
+        _step=$2
+        shift 2
+    fi
     _fn=$1
     shift
     _rep=1
     while [ "$_rep" -le "$REPS" ]; do
         for _v in "$@"; do
             _t=$("$_fn" "$_v") || exit 1
-            keep_min "min_$_v" "$_t"
+            keep_min "min_$_v" "${_t%% *}"
+            case $_t in
+                *' '*) keep_min "cpu_$_v" "${_t#* }" ;;
+            esac
         done
+        if [ -n "$_step" ]; then
+            "$_step" || exit 1
+        fi
         _rep=$((_rep + 1))
     done
 }

@@ -41,31 +41,18 @@ BENCHDIR=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=bench/lib.sh
 . "$BENCHDIR/lib.sh"
 
-if [ $# -lt 1 ] || [ $# -gt 3 ]; then
-    usage
-fi
-BUILDDIR=$(cd "$1" 2>/dev/null && pwd) || die "no build directory '$1'"
+bench_builddir "BUILDDIR [MID_CALLS [REPS]]" "$@"
 N=${2:-10000000}
 REPS=${3:-5}
 is_count "$N" || usage
 is_count "$REPS" || usage
 CC=${CC:-cc}
 
-SRCDIR=$(dirname "$BENCHDIR")
-INSTRUMENT=$BUILDDIR/hp-instrument
-CORELIBDIR=$BUILDDIR/.libs
-[ -x "$INSTRUMENT" ] || die "$INSTRUMENT not found (run make first)"
-[ -f "$CORELIBDIR/libhpmeasure.so" ] || die "$CORELIBDIR/libhpmeasure.so not found (run make first)"
-
-WORK=$BUILDDIR/bench/work
-rm -rf "$WORK"
-mkdir -p "$WORK/nop" "$WORK/tsc" || die "cannot create $WORK"
-cd "$WORK" || die "cannot enter $WORK"
-
-# Settings of the caller must not leak into the runs (the filtered run sets its own).
+bench_start hp-instrument libhpmeasure.so
+bench_workdir '' # all of bench/work: `make bench` runs this script first
+mkdir -p nop tsc || die "cannot create $WORK/nop, $WORK/tsc"
 # The overhead budget stays off: these figures are the cost of recorded calls, and the
 # default budget would switch the hot leaf() off after 1024 of them.
-unset HP_FILTERING_FILE HP_EXPERIMENT_DIRECTORY HP_VERBOSE
 export HP_OVERHEAD_BUDGET=0
 
 # ---------------------------------------------------------------- build
@@ -119,8 +106,10 @@ EOF
 # run VARIANT [CALLS]: runs it once (N mid() calls, or CALLS) and prints the loop time in
 # ns; stops the script on failure. With CG set (the cachegrind command), under it.
 CG=''
+# shellcheck disable=SC2317 # called through min_of_rounds
 run() {
     n=${2:-$N}
+    rm -rf "$WORK/exp-$1"
     # shellcheck disable=SC2086 # CG is a command line
     case $1 in
         plain) out=$($CG ./plain "$n") ;;
@@ -152,17 +141,13 @@ if [ -n "$PLUGIN_CFLAGS" ]; then
     PLUGIN=yes
     VARIANTS="$VARIANTS plugin pfiltered pallfiltered"
 fi
-rep=1
-while [ "$rep" -le "$REPS" ]; do
-    for v in $VARIANTS; do
-        rm -rf "$WORK/exp-$v"
-        t=$(run "$v") || exit 1
-        keep_min "min_$v" "$t"
-    done
-    # One repetition of the timestamp loops per round, so they see the same noise.
+# One repetition of the timestamp loops per round, so they see the same noise.
+# shellcheck disable=SC2317 # called through min_of_rounds
+timer_round() {
     ./timer 2000000 1 >>timer.txt || die "timer run failed"
-    rep=$((rep + 1))
-done
+}
+# shellcheck disable=SC2086 # VARIANTS is a list
+min_of_rounds -e timer_round run $VARIANTS
 
 # The core writes which timer it read; the floor uses that timer's cost.
 TIMER=$(sed -n 's/^timer: *//p' "$WORK/exp-unfiltered/summary.txt" 2>/dev/null)
@@ -192,10 +177,8 @@ IR_LIST=''
 if command -v valgrind >/dev/null 2>&1; then
     CG="$CACHEGRIND"
     for v in $CG_VARIANTS; do
-        rm -rf "$WORK/exp-$v"
         run "$v" "$CG_N1" >/dev/null || exit 1
         ir1=$(cachegrind_count "$v") || exit 1
-        rm -rf "$WORK/exp-$v"
         run "$v" "$CG_N2" >/dev/null || exit 1
         ir2=$(cachegrind_count "$v") || exit 1
         IR_LIST="$IR_LIST $v=$((ir2 - ir1))"

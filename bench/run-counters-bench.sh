@@ -26,23 +26,14 @@ BENCHDIR=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=bench/lib.sh
 . "$BENCHDIR/lib.sh"
 
-[ $# -ge 1 ] && [ $# -le 3 ] || { echo "usage: $0 BUILDDIR [MID_CALLS [REPS]]" >&2; exit 2; }
-BUILDDIR=$(cd "$1" 2>/dev/null && pwd) || die "no build directory '$1'"
+bench_builddir "BUILDDIR [MID_CALLS [REPS]]" "$@"
 N=${2:-100000}
 REPS=${3:-3}
 is_count "$N" && is_count "$REPS" || die "MID_CALLS and REPS must be counts"
 CC=${CC:-cc}
-SRCDIR=$(dirname "$BENCHDIR")
-INSTRUMENT=$BUILDDIR/hp-instrument
-CORELIBDIR=$BUILDDIR/.libs
-[ -x "$INSTRUMENT" ] || die "$INSTRUMENT not found (run make first)"
-
-WORK=$BUILDDIR/bench/work/counters
-rm -rf "$WORK"
-mkdir -p "$WORK/tsc" || die "cannot create $WORK"
-cd "$WORK" || die "cannot enter $WORK"
-unset HP_FILTERING_FILE HP_EXPERIMENT_DIRECTORY HP_VERBOSE HP_METRIC_PERF HP_METRIC_RUSAGE \
-    HP_METRIC_PAPI
+bench_start hp-instrument libhpmeasure.so
+bench_workdir counters
+mkdir -p tsc || die "cannot create $WORK/tsc"
 
 CFLAGS_BENCH="-O2 -Wall -Wextra"
 # shellcheck disable=SC2086 # CFLAGS_BENCH holds several words on purpose
@@ -60,7 +51,9 @@ build env HP_INSTRUMENT_LIBDIR="$CORELIBDIR" HP_INSTRUMENT_INCLUDEDIR="$SRCDIR/i
 build $CC $CFLAGS_BENCH -I"$BENCHDIR" -o counter-read "$BENCHDIR/bench-counter-read.c"
 
 PERF4=page-faults,minor-faults,context-switches,cpu-migrations
+# shellcheck disable=SC2317 # called through min_of_rounds
 run() {
+    rm -rf "$WORK/exp-$1"
     case $1 in
         plain) out=$(./plain "$N") ;;
         tsc) out=$(./tsc-hooks "$N") ;;
@@ -77,17 +70,12 @@ run() {
     echo "$ns"
 }
 
-VARIANTS="plain tsc core0 core1 core4 rusage"
-rep=1
-while [ "$rep" -le "$REPS" ]; do
-    for v in $VARIANTS; do
-        rm -rf "$WORK/exp-$v"
-        t=$(run "$v") || exit 1
-        keep_min "min_$v" "$t"
-    done
+# One round of the counter reads per round, so they see the same noise.
+# shellcheck disable=SC2317 # called through min_of_rounds
+reads_round() {
     ./counter-read 200000 >>reads.txt || die "counter-read failed"
-    rep=$((rep + 1))
-done
+}
+min_of_rounds -e reads_round run plain tsc core0 core1 core4 rusage
 # The runs with counters must have recorded them (a counter refused here is noted).
 grep -q 'cpu-migrations' "$WORK/exp-core4/summary.txt" ||
     echo "bench: warning: the core4 run recorded no cpu-migrations" >&2

@@ -52,22 +52,10 @@ fi
 CYG_STEPS=$((STEPS / 10)) # the -finstrument-functions build's steps, scaled up afterwards
 TIME_LIMIT=300            # seconds for one run; a hang must not stall `make bench`
 
-SRCDIR=$(dirname "$BENCHDIR")
-INSTRUMENT=$BUILDDIR/hp-instrument
-CORELIBDIR=$BUILDDIR/.libs
-[ -x "$INSTRUMENT" ] || die "$INSTRUMENT not found (run make first)"
-[ -f "$CORELIBDIR/libhpmeasure.so" ] || die "$CORELIBDIR/libhpmeasure.so not found (run make first)"
-
+bench_start hp-instrument libhpmeasure.so
 # Inside bench/work (which `make clean` removes); run-bench.sh empties bench/work when
 # it starts, so `make bench` runs it before this script.
-WORK=$BUILDDIR/bench/work/instrument
-rm -rf "$WORK"
-mkdir -p "$WORK" || die "cannot create $WORK"
-cd "$WORK" || die "cannot enter $WORK"
-
-# Settings of the caller must not leak into the runs (each variant sets its own).
-unset HP_FILTERING_FILE HP_EXPERIMENT_DIRECTORY HP_VERBOSE HP_OVERHEAD_BUDGET \
-    HP_SAMPLING_FREQUENCY
+bench_workdir instrument
 export HP_INSTRUMENT_LIBDIR="$CORELIBDIR" HP_INSTRUMENT_INCLUDEDIR="$SRCDIR/include"
 
 # ---------------------------------------------------------------- build
@@ -150,32 +138,32 @@ if [ "$PLUGIN" = yes ]; then
     fi
 fi
 
+# checked_run VARIANT: run, its checksum checked; prints "WALL_NS CPU_NS". A run as fast
+# as the fastest so far keeps its experiment as best-VARIANT: the estimate printed next
+# to the minimum must come from that same run.
+# shellcheck disable=SC2317 # called through min_of_rounds
+checked_run() {
+    t=$(run "$1") || exit 1
+    sum=${t##* } t=${t% *}
+    if [ "$1" = cyg ]; then
+        check_sum "$1" "$sum" "$CYG_SUM"
+    else
+        check_sum "$1" "$sum" "$REF_SUM"
+    fi
+    best=''
+    eval "best=\${min_$1:-}"
+    if { [ -z "$best" ] || [ "${t%% *}" -le "$best" ]; } && [ -d "exp-$1" ]; then
+        rm -rf "best-$1"
+        mv "exp-$1" "best-$1" || die "cannot keep exp-$1"
+    fi
+    echo "$t"
+}
+
 for v in $VARIANTS; do
     eval "min_$v='' cpu_$v=''"
 done
-rep=1
-while [ "$rep" -le "$REPS" ]; do
-    for v in $VARIANTS; do
-        t=$(run "$v") || exit 1
-        sum=${t##* } t=${t% *}
-        c=${t#* } t=${t%% *}
-        if [ "$v" = cyg ]; then
-            check_sum "$v" "$sum" "$CYG_SUM"
-        else
-            check_sum "$v" "$sum" "$REF_SUM"
-        fi
-        keep_min "min_$v" "$t"
-        keep_min "cpu_$v" "$c"
-        # The estimate printed next to the minimum must come from that same run.
-        best=''
-        eval "best=\$min_$v"
-        if [ "$best" = "$t" ] && [ -d "exp-$v" ]; then
-            rm -rf "best-$v"
-            mv "exp-$v" "best-$v" || die "cannot keep exp-$v"
-        fi
-    done
-    rep=$((rep + 1))
-done
+# shellcheck disable=SC2086 # VARIANTS is a list
+min_of_rounds checked_run $VARIANTS
 
 # ---------------------------------------------------------------- instructions
 # count_steps VARIANT STEPS: the instructions (cachegrind's "I refs") of one run of STEPS

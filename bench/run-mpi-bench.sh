@@ -46,14 +46,7 @@ TIME_LIMIT=120      # seconds for one mpiexec; a hang must not stall `make bench
 
 # Inside bench/work (which `make clean` removes); run-bench.sh empties bench/work
 # when it starts, so `make bench` runs it before this script.
-WORK=$BUILDDIR/bench/work/mpi
-rm -rf "$WORK"
-mkdir -p "$WORK" || die "cannot create $WORK"
-cd "$WORK" || die "cannot enter $WORK"
-
-# Settings of the caller must not leak into the runs (the excluded run sets its own).
-unset HP_FILTERING_FILE HP_EXPERIMENT_DIRECTORY HP_VERBOSE HP_MPI_EXCLUDE \
-    HP_MPI_ENABLE_GROUPS
+bench_workdir mpi
 # These figures are the MPI adapter's own cost: --nocompiler builds would otherwise sample
 # at 1 kHz and unwind in every MPI call (that cost is run-sampling-bench.sh's subject).
 export HP_SAMPLING_FREQUENCY=0
@@ -83,6 +76,7 @@ build env $INSTRUMENT_ENV "$INSTRUMENT" $MPICC $CFLAGS_BENCH -o hp-finalize \
 # check_summary AWK-PROGRAM FILE MESSAGE: a sanity check of an experiment's summary.txt.
 # It only warns: the timing figures stay valid, but what was measured may not be what
 # this benchmark claims.
+# shellcheck disable=SC2317 # called by run, through min_of_rounds
 check_summary() {
     _cond=$1 _file=$2 _msg=$3
     if ! awk "$_cond" "$_file" 2>/dev/null; then
@@ -93,6 +87,7 @@ check_summary() {
 # run VARIANT: runs it once and prints the time in ns that its rank 0 reports; stops the
 # script on failure. Every measured run writes its experiment to exp-VARIANT, which is
 # checked and deleted.
+# shellcheck disable=SC2317 # called through min_of_rounds
 run() {
     exp="$WORK/exp-$1"
     rm -rf "$exp"
@@ -159,22 +154,8 @@ while :; do
     echo "bench: note: $((FIN_RANKS * 2)) ranks did not start or end here; trying $FIN_RANKS" >&2
 done
 
-VARIANTS="rank_plain rank_measured rank_excluded rank_counters rank_account rank_plugin_off
-    rank_plugin_on rank_preload pp_plain pp_measured fin_plain fin_measured"
-for v in $VARIANTS; do
-    eval "min_$v=''"
-done
-rep=1
-while [ "$rep" -le "$REPS" ]; do
-    for v in $VARIANTS; do
-        t=$(run "$v") || exit 1
-        eval "cur=\$min_$v"
-        if [ -z "$cur" ] || [ "$t" -lt "$cur" ]; then
-            eval "min_$v=$t"
-        fi
-    done
-    rep=$((rep + 1))
-done
+min_of_rounds run rank_plain rank_measured rank_excluded rank_counters rank_account \
+    rank_plugin_off rank_plugin_on rank_preload pp_plain pp_measured fin_plain fin_measured
 
 # ---------------------------------------------------------------- report
 read -r fin_regions fin_paths 2>/dev/null <fin-size.txt || true

@@ -43,8 +43,6 @@ BENCHDIR=$(cd "$(dirname "$0")" && pwd)
 bench_args "$@"
 CXX=${CXX:-g++}
 CC=${CC:-cc}
-MPICC=${MPICC:-mpicc}
-MPIEXEC=${MPIEXEC:-mpiexec}
 STEPS=${HP_BENCH_SAMPLING_STEPS:-600}
 if ! is_count "$STEPS" || [ "$STEPS" -lt 10 ]; then
     die "HP_BENCH_SAMPLING_STEPS must be a count >= 10"
@@ -56,24 +54,13 @@ UNWIND_ITERS=100000  # unwinds per variant and round of bench-unwind
 MPI_CALLS=200000     # MPI_Comm_rank calls per rank of mpi-unwind
 TIME_LIMIT=300       # seconds for one run; a hang must not stall `make bench`
 
-SRCDIR=$(dirname "$BENCHDIR")
-INSTRUMENT=$BUILDDIR/hp-instrument
-CORELIBDIR=$BUILDDIR/.libs
+bench_start hp-instrument libhpmeasure.so
 UNWIND_BENCH=$BUILDDIR/bench/bench-unwind
-[ -x "$INSTRUMENT" ] || die "$INSTRUMENT not found (run make first)"
-[ -f "$CORELIBDIR/libhpmeasure.so" ] || die "$CORELIBDIR/libhpmeasure.so not found (run make first)"
 [ -x "$UNWIND_BENCH" ] || die "$UNWIND_BENCH not found (make bench builds it; or: make bench/bench-unwind)"
 
 # Inside bench/work (which `make clean` removes); run-bench.sh empties bench/work when
 # it starts, so `make bench` runs it before this script.
-WORK=$BUILDDIR/bench/work/sampling
-rm -rf "$WORK"
-mkdir -p "$WORK" || die "cannot create $WORK"
-cd "$WORK" || die "cannot enter $WORK"
-
-# Settings of the caller must not leak into the runs (each variant sets its own).
-unset HP_FILTERING_FILE HP_EXPERIMENT_DIRECTORY HP_VERBOSE HP_SAMPLING_FREQUENCY \
-    HP_MPI_UNWIND_EXCLUDE HP_UNWIND_THUNKS HP_MPI_EXCLUDE HP_MPI_ENABLE_GROUPS
+bench_workdir sampling
 export HP_INSTRUMENT_LIBDIR="$CORELIBDIR" HP_INSTRUMENT_INCLUDEDIR="$SRCDIR/include"
 
 # Thunks are being built elsewhere: until `hp-info config-vars` stops calling them "not
@@ -85,10 +72,7 @@ if [ -n "$thunks_doc" ] && ! echo "$thunks_doc" | grep -q 'not available'; then
 fi
 
 MPI=yes
-if [ ! -f "$CORELIBDIR/libhpmeasure_mpi.so" ] ||
-    ! command -v "$MPICC" >/dev/null 2>&1 || ! command -v "${MPIEXEC%% *}" >/dev/null 2>&1; then
-    MPI=no
-fi
+have_mpi libhpmeasure_mpi.so || MPI=no
 
 # ---------------------------------------------------------------- build
 DIL_SRC=$BENCHDIR/sampling-dilation.cpp
@@ -125,6 +109,7 @@ mpi_unwinds() {
 # failure. A
 # measured run writes its experiment to exp-VARIANT, which stays until the next round
 # (the last round's for inspection).
+# shellcheck disable=SC2317 # called through min_of_rounds
 run() {
     exp="$WORK/exp-$1"
     rm -rf "$exp"
@@ -172,25 +157,15 @@ for v in $DIL_VARIANTS $MPI_VARIANTS; do
     eval "min_$v='' cpu_$v=''"
 done
 : >unwind.txt
-rep=1
-while [ "$rep" -le "$REPS" ]; do
-    for v in $DIL_VARIANTS $MPI_VARIANTS; do
-        t=$(run "$v") || exit 1
-        c=${t#* } t=${t%% *}
-        eval "cur=\$min_$v cur_cpu=\$cpu_$v"
-        if [ -z "$cur" ] || [ "$t" -lt "$cur" ]; then
-            eval "min_$v=$t"
-        fi
-        if [ -z "$cur_cpu" ] || [ "$c" -lt "$cur_cpu" ]; then
-            eval "cpu_$v=$c"
-        fi
-    done
-    # One round of the unwind micro-benchmark per round, so it sees the same noise; it
-    # interleaves its own variants and keeps the fastest.
+# One round of the unwind micro-benchmark per round, so it sees the same noise; it
+# interleaves its own variants and keeps the fastest.
+# shellcheck disable=SC2317 # called through min_of_rounds
+unwind_round() {
     launch 0 "$UNWIND_BENCH" "$WORK/libunwind-depth.so" "$DEPTH" "$UNWIND_ITERS" 1 >>unwind.txt ||
         die "bench-unwind failed (see $WORK/run.log)"
-    rep=$((rep + 1))
-done
+}
+# shellcheck disable=SC2086 # lists of variants
+min_of_rounds -e unwind_round run $DIL_VARIANTS $MPI_VARIANTS
 
 # What the last round's experiments say: the sampled runs sampled, the bare one did not,
 # the unwinding MPI run unwound once per call and the excluded one never.

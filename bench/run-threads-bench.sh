@@ -28,11 +28,7 @@ BENCHDIR=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=bench/lib.sh
 . "$BENCHDIR/lib.sh"
 
-if [ $# -lt 1 ] || [ $# -gt 4 ]; then
-    echo "usage: $0 BUILDDIR [MID_CALLS [THREADS [REPS]]]" >&2
-    exit 2
-fi
-BUILDDIR=$(cd "$1" 2>/dev/null && pwd) || die "no build directory '$1'"
+bench_builddir "BUILDDIR [MID_CALLS [THREADS [REPS]]]" "$@"
 N=${2:-2000000}
 T=${3:-400}
 REPS=${4:-5}

@@ -11,15 +11,17 @@
 # frames into and out of the densest part (the page's #bench mode). Never fails on
 # timings: exit 0 unless something could not be built or run.
 set -u
-build=${1:?usage: run-timeline-bench.sh BUILDDIR [MID_CALLS]}
+BENCHDIR=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench/lib.sh
+. "$BENCHDIR/lib.sh"
+bench_builddir "BUILDDIR [MID_CALLS]" "$@"
 n=${2:-45455}
-src=$(cd "$(dirname "$0")/.." && pwd)
-work="$build/bench/work/timeline"
-rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
-export HP_INSTRUMENT_LIBDIR="$build/.libs"
+bench_start hp-report libhpmeasure.so
+bench_workdir timeline
+export HP_INSTRUMENT_LIBDIR="$BUILDDIR/.libs"
 export HP_OVERHEAD_BUDGET=0  # every call traced: the budget would switch leaf() off
-report="$build/hp-report"
-"$build/hp-instrument" "${CC:-cc}" -O2 -o calls "$src/bench/bench-calls.c" || exit 1
+report="$BUILDDIR/hp-report"
+"$BUILDDIR/hp-instrument" "${CC:-cc}" -O2 -o calls "$SRCDIR/bench/bench-calls.c" || exit 1
 HP_ENABLE_TRACING=true HP_TOTAL_MEMORY=256M HP_EXPERIMENT_DIRECTORY=run ./calls "$n" \
     > /dev/null || exit 1
 
@@ -53,10 +55,10 @@ if ! command -v chromium >/dev/null 2>&1; then
     echo "  chromium is not installed: rendering not measured"
     exit 0
 fi
-profile=$(mktemp -d "$work/chrome.XXXXXX")
+profile=$(mktemp -d "$WORK/chrome.XXXXXX")
 timeout -k 10 300 chromium --headless --no-sandbox --disable-gpu --no-first-run \
     --disable-background-networking --disable-component-update --disable-sync \
-    --user-data-dir="$profile" --window-size=1400,600 --dump-dom "file://$work/run.html#bench" \
+    --user-data-dir="$profile" --window-size=1400,600 --dump-dom "file://$WORK/run.html#bench" \
     > run.dom 2> chrome.err
 attr() { sed -n "s/.*<body[^>]* data-$1=\"\([^\"]*\)\".*/\1/p" run.dom | head -1; }
 printf '\n  %-34s %8s ms\n' "HTML: navigation to first frame" "$(attr load-ms)"

@@ -10,16 +10,18 @@
 # <= 12). Minimum of REPS runs. Never fails on timings: exit 0 unless something could
 # not be built or run.
 set -u
-build=${1:?usage: run-trace-bench.sh BUILDDIR [MID_CALLS [REPS]]}
+BENCHDIR=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench/lib.sh
+. "$BENCHDIR/lib.sh"
+bench_builddir "BUILDDIR [MID_CALLS [REPS]]" "$@"
 n=${2:-1000000}
 reps=${3:-3}
-src=$(cd "$(dirname "$0")/.." && pwd)
-work="$build/bench/work/trace"
-rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
-export HP_INSTRUMENT_LIBDIR="$build/.libs"
+bench_start hp-instrument libhpmeasure.so
+bench_workdir trace
+export HP_INSTRUMENT_LIBDIR="$BUILDDIR/.libs"
 # The figures are per recorded call: the default overhead budget would switch leaf() off.
 export HP_OVERHEAD_BUDGET=0
-"$build/hp-instrument" "${CC:-cc}" -O2 -o calls "$src/bench/bench-calls.c" || exit 1
+"$BUILDDIR/hp-instrument" "${CC:-cc}" -O2 -o calls "$SRCDIR/bench/bench-calls.c" || exit 1
 
 # "loop_ns wall_ns" of the fastest (by loop time) of $reps runs; extra env in "$@"
 fastest() {

@@ -26,22 +26,12 @@ BENCHDIR=$(cd "$(dirname "$0")" && pwd)
 . "$BENCHDIR/lib.sh"
 
 bench_args "$@"
-MPICC=${MPICC:-mpicc}
+bench_mpi_start hp-instrument libhpmeasure_mpi.so "Wait states" waitstates
 ROUNDTRIPS=100000
 RANK_CALLS=1000000
 FIN_ITERATIONS=200
 TIME_LIMIT=180
 
-SRCDIR=$(dirname "$BENCHDIR")
-INSTRUMENT=$BUILDDIR/hp-instrument
-CORELIBDIR=$BUILDDIR/.libs
-[ -x "$INSTRUMENT" ] || die "$INSTRUMENT not found (run make first)"
-if [ ! -f "$CORELIBDIR/libhpmeasure_mpi.so" ] || ! command -v "$MPICC" >/dev/null 2>&1 ||
-    ! command -v "${MPIEXEC:-mpiexec}" >/dev/null 2>&1; then
-    echo "Wait states: skipped (no $MPICC, no MPI launcher or no libhpmeasure_mpi.so)"
-    echo "bench: waitstates=skipped"
-    exit 0
-fi
 bench_workdir waitstates
 export HP_SAMPLING_FREQUENCY=0
 
@@ -56,6 +46,7 @@ build env $INSTRUMENT_ENV "$INSTRUMENT" $MPICC -O2 -o hp-finalize "$BENCHDIR/mpi
 
 # run VARIANT: one run (VARIANT ends in _on or _off: HP_WAIT_STATES); prints the ns
 # figure that rank 0 reports.
+# shellcheck disable=SC2317 # called through min_of_rounds
 run() {
     v=$1
     exp="$WORK/exp-$v"
@@ -72,7 +63,7 @@ run() {
     esac
     n=$1
     shift
-    out=$(launch "$n" HP_EXPERIMENT_DIRECTORY="$exp" HP_WAIT_STATES=$ws "$@") ||
+    out=$(launch "$n" HP_EXPERIMENT_DIRECTORY="$exp" HP_WAIT_STATES="$ws" "$@") ||
         die "$v run failed (exit status $?; see $WORK/run.log)"
     ns=${out#ns=}
     ns=${ns%% *}
@@ -85,15 +76,7 @@ run() {
     echo "$ns"
 }
 
-VARIANTS="pp_on pp_off rank_on rank_off fin2_on fin2_off fin8_on fin8_off"
-rep=1
-while [ "$rep" -le "$REPS" ]; do
-    for v in $VARIANTS; do
-        t=$(run "$v") || exit 1
-        keep_min "min_$v" "$t"
-    done
-    rep=$((rep + 1))
-done
+min_of_rounds run pp_on pp_off rank_on rank_off fin2_on fin2_off fin8_on fin8_off
 
 read -r cov_percent cov_calls record_bytes <coverage.txt 2>/dev/null || true
 # shellcheck disable=SC2154 # the min_* variables are set by keep_min

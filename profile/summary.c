@@ -390,20 +390,22 @@ static hp_table *flat_table_new(const report_ctx *c)
              metric_is_sum(c) ? "exclusive" : own_word(c), c->metric->uniq_name);
     value_header(c, own_word(c), excl, sizeof(excl));
     value_header(c, subtree_word(c), incl, sizeof(incl));
-    hp_table *t = hp_table_new("flat", title);
     hp_cell_kind k = value_kind(c);
     unsigned pf = percent_flags(c);
-    if (t == NULL || hp_table_add_column(t, "visits", "visits", HP_CELL_UINT, 14, "", 0) ||
-        hp_table_add_column(t, "excl", excl, k, 12, " ", 0) ||
-        hp_table_add_column(t, "excl_percent", "excl %", HP_CELL_PERCENT, 7, " ", pf) ||
-        hp_table_add_column(t, "incl", incl, k, 12, " ", 0) ||
-        hp_table_add_column(t, "incl_percent", "incl %", HP_CELL_PERCENT, 7, " ", pf) ||
-        hp_table_add_column(t, "region", "region", HP_CELL_TEXT, 0, "  ", 0) ||
-        (!metric_is_sum(c) &&
-         hp_table_set_note(t, "(%s is a %s per call path and thread, not a sum: a region's "
-                              "value is the %s over its call paths, with no percentages)",
-                           c->metric->uniq_name, metric_is_max(c) ? "maximum" : "minimum",
-                           metric_is_max(c) ? "largest" : "smallest"))) {
+    const hp_column_spec cols[] = {
+        { "visits", "visits", HP_CELL_UINT, 14, "", 0 },
+        { "excl", excl, k, 12, " ", 0 },
+        { "excl_percent", "excl %", HP_CELL_PERCENT, 7, " ", pf },
+        { "incl", incl, k, 12, " ", 0 },
+        { "incl_percent", "incl %", HP_CELL_PERCENT, 7, " ", pf },
+        { "region", "region", HP_CELL_TEXT, 0, "  ", 0 },
+    };
+    hp_table *t = HP_TABLE_NEW("flat", title, cols);
+    if (t != NULL && !metric_is_sum(c) &&
+        hp_table_set_note(t, "(%s is a %s per call path and thread, not a sum: a region's "
+                             "value is the %s over its call paths, with no percentages)",
+                          c->metric->uniq_name, metric_is_max(c) ? "maximum" : "minimum",
+                          metric_is_max(c) ? "largest" : "smallest")) {
         hp_table_free(t);
         return NULL;
     }
@@ -454,21 +456,18 @@ static hp_table *tree_table_new(const report_ctx *c)
                  scope(c, s, sizeof(s)), c->o->max_depth, metric_is_max(c) ? "maximum" : "minimum");
     value_header(c, own_word(c), excl, sizeof(excl));
     value_header(c, subtree_word(c), incl, sizeof(incl));
-    hp_table *t = hp_table_new("calltree", title);
     hp_cell_kind k = value_kind(c);
-    unsigned pf = percent_flags(c);
-    if (t == NULL || hp_table_add_column(t, "cnode", NULL, HP_CELL_UINT, 0, "", HP_COL_DATA_ONLY) ||
-        hp_table_add_column(t, "depth", NULL, HP_CELL_UINT, 0, "", HP_COL_DATA_ONLY) ||
-        hp_table_add_column(t, "visits", "visits", HP_CELL_UINT, 14, "", 0) ||
-        hp_table_add_column(t, "incl", incl, k, 12, " ", 0) ||
-        hp_table_add_column(t, "excl", excl, k, 12, " ", 0) ||
-        hp_table_add_column(t, "incl_percent", "incl %", HP_CELL_PERCENT, 7, " ", pf) ||
-        hp_table_add_column(t, "name", "call path", HP_CELL_TEXT, 0, "  ", HP_COL_TEXT_ONLY) ||
-        hp_table_add_column(t, "path", NULL, HP_CELL_TEXT, 0, "", HP_COL_DATA_ONLY)) {
-        hp_table_free(t);
-        return NULL;
-    }
-    return t;
+    const hp_column_spec cols[] = {
+        { "cnode", NULL, HP_CELL_UINT, 0, "", HP_COL_DATA_ONLY },
+        { "depth", NULL, HP_CELL_UINT, 0, "", HP_COL_DATA_ONLY },
+        { "visits", "visits", HP_CELL_UINT, 14, "", 0 },
+        { "incl", incl, k, 12, " ", 0 },
+        { "excl", excl, k, 12, " ", 0 },
+        { "incl_percent", "incl %", HP_CELL_PERCENT, 7, " ", percent_flags(c) },
+        { "name", "call path", HP_CELL_TEXT, 0, "  ", HP_COL_TEXT_ONLY },
+        { "path", NULL, HP_CELL_TEXT, 0, "", HP_COL_DATA_ONLY },
+    };
+    return HP_TABLE_NEW("calltree", title, cols);
 }
 
 static int tree_row(const report_ctx *c, hp_table *t, size_t n, size_t depth)
@@ -527,19 +526,17 @@ fail:
 
 /* ------------------------------------------------------------------ recursion */
 
+static const hp_column_spec recursion_columns[] = {
+    { "recursion_depth", "depth", HP_CELL_UINT, 10, "", 0 },
+    { "visits", "visits", HP_CELL_UINT, 14, " ", 0 },
+    { "path", "call path", HP_CELL_TEXT, 0, "  ", 0 },
+};
+
 static hp_table *recursion_table_new(void)
 {
-    hp_table *t = hp_table_new("recursion", "Collapsed recursion (HP_PROFILING_RECURSION="
-                                            "collapse): the most recursive calls open at "
-                                            "once below one call of the path");
-    if (t == NULL ||
-        hp_table_add_column(t, "recursion_depth", "depth", HP_CELL_UINT, 10, "", 0) ||
-        hp_table_add_column(t, "visits", "visits", HP_CELL_UINT, 14, " ", 0) ||
-        hp_table_add_column(t, "path", "call path", HP_CELL_TEXT, 0, "  ", 0)) {
-        hp_table_free(t);
-        return NULL;
-    }
-    return t;
+    return HP_TABLE_NEW("recursion", "Collapsed recursion (HP_PROFILING_RECURSION=collapse): "
+                        "the most recursive calls open at once below one call of the path",
+                        recursion_columns);
 }
 
 /* The call paths that recursed, with their recursion depth (the largest over the
@@ -738,6 +735,13 @@ static int balance_row(hp_table *t, const char *label, const min_avg_max *m)
     return 0;
 }
 
+static const hp_column_spec balance_columns[] = {
+    { "time_per_rank", "Time per rank (s)", HP_CELL_TEXT, 17, "", 0 },
+    { "min", "min", HP_CELL_REAL, 12, " ", 0 },
+    { "avg", "avg", HP_CELL_REAL, 12, " ", 0 },
+    { "max", "max", HP_CELL_REAL, 12, " ", 0 },
+};
+
 /* MPI vs computation per rank: min / avg / max over the ranks. */
 static hp_table *mpi_balance(const report_ctx *c)
 {
@@ -752,13 +756,8 @@ static hp_table *mpi_balance(const report_ctx *c)
         mam_add(&mpi, time);
         mam_add(&comp, total - time);
     }
-    hp_table *t = hp_table_new("mpi_balance", NULL);
-    if (t == NULL ||
-        hp_table_add_column(t, "time_per_rank", "Time per rank (s)", HP_CELL_TEXT, 17, "", 0) ||
-        hp_table_add_column(t, "min", "min", HP_CELL_REAL, 12, " ", 0) ||
-        hp_table_add_column(t, "avg", "avg", HP_CELL_REAL, 12, " ", 0) ||
-        hp_table_add_column(t, "max", "max", HP_CELL_REAL, 12, " ", 0) ||
-        balance_row(t, "in MPI", &mpi) || balance_row(t, "computation", &comp)) {
+    hp_table *t = HP_TABLE_NEW("mpi_balance", NULL, balance_columns);
+    if (t == NULL || balance_row(t, "in MPI", &mpi) || balance_row(t, "computation", &comp)) {
         hp_table_free(t);
         return NULL;
     }
@@ -790,23 +789,22 @@ static void path_imbalance(const report_ctx *c, size_t n, double *max, double *a
     *avg = m.n ? m.sum / (double)m.n : 0;
 }
 
+static const hp_column_spec mpi_path_columns[] = {
+    { "calls", "calls", HP_CELL_UINT, 14, "", 0 },
+    { "time", "time (s)", HP_CELL_REAL, 12, " ", 0 },
+    { "time_percent", "time %", HP_CELL_PERCENT, 7, " ", 0 },
+    { "max_rank_time", "max (s)", HP_CELL_REAL, 12, " ", 0 },
+    { "imbalance", "imbal", HP_CELL_RATIO, 6, " ", 0 },
+    { "path", "call path", HP_CELL_TEXT, 0, "  ", 0 },
+};
+
 static hp_table *mpi_paths_table_new(const report_ctx *c)
 {
     char title[160], s[32];
     snprintf(title, sizeof(title), "Top call paths into MPI (%s; max = slowest rank, "
              "imbalance = max / average over ranks)",
              c->o->rank < 0 ? "all ranks" : scope(c, s, sizeof(s)));
-    hp_table *t = hp_table_new("mpi_paths", title);
-    if (t == NULL || hp_table_add_column(t, "calls", "calls", HP_CELL_UINT, 14, "", 0) ||
-        hp_table_add_column(t, "time", "time (s)", HP_CELL_REAL, 12, " ", 0) ||
-        hp_table_add_column(t, "time_percent", "time %", HP_CELL_PERCENT, 7, " ", 0) ||
-        hp_table_add_column(t, "max_rank_time", "max (s)", HP_CELL_REAL, 12, " ", 0) ||
-        hp_table_add_column(t, "imbalance", "imbal", HP_CELL_RATIO, 6, " ", 0) ||
-        hp_table_add_column(t, "path", "call path", HP_CELL_TEXT, 0, "  ", 0)) {
-        hp_table_free(t);
-        return NULL;
-    }
-    return t;
+    return HP_TABLE_NEW("mpi_paths", title, mpi_path_columns);
 }
 
 static int mpi_path_row(const report_ctx *c, hp_table *t, const hp_metric_view *time,
@@ -874,17 +872,20 @@ static int unmeasured_row(hp_table *t, const hp_profile *p, size_t i, bool *done
     return 0;
 }
 
+static const hp_column_spec unmeasured_columns[] = {
+    { "calls", "calls", HP_CELL_UINT, 14, "", 0 },
+    { "min_per_rank", "min/rank", HP_CELL_UINT, 12, " ", 0 },
+    { "max_per_rank", "max/rank", HP_CELL_UINT, 12, " ", 0 },
+    { "function", "function", HP_CELL_TEXT, 0, "  ", 0 },
+};
+
 /* One row per function: calls over all ranks and the fewest and most of one rank. */
 static hp_table *unmeasured(const hp_profile *p)
 {
     bool *done = calloc(p->nunmeasured + 1, sizeof(bool));
-    hp_table *t = hp_table_new("mpi_unmeasured", "MPI calls counted but not measured "
-                                                 "(HP_MPI_ENABLE_GROUPS, HP_MPI_EXCLUDE)");
-    if (done == NULL || t == NULL ||
-        hp_table_add_column(t, "calls", "calls", HP_CELL_UINT, 14, "", 0) ||
-        hp_table_add_column(t, "min_per_rank", "min/rank", HP_CELL_UINT, 12, " ", 0) ||
-        hp_table_add_column(t, "max_per_rank", "max/rank", HP_CELL_UINT, 12, " ", 0) ||
-        hp_table_add_column(t, "function", "function", HP_CELL_TEXT, 0, "  ", 0))
+    hp_table *t = HP_TABLE_NEW("mpi_unmeasured", "MPI calls counted but not measured "
+                               "(HP_MPI_ENABLE_GROUPS, HP_MPI_EXCLUDE)", unmeasured_columns);
+    if (done == NULL || t == NULL)
         goto fail;
     for (size_t i = 0; i < p->nunmeasured; i++)
         if (!done[i] && unmeasured_row(t, p, i, done) != 0)

@@ -105,20 +105,19 @@ static int add_row(hp_table *t, const hp_profile *p, const bool *outer, size_t p
     return 0;
 }
 
+static const hp_column_spec columns[] = {
+    { "rank", "rank", HP_CELL_INT, 6, "", 0 },
+    { "counter", "counter", HP_CELL_TEXT, 18, "  ", 0 },
+    { "total", "total", HP_CELL_UINT, 16, " ", 0 },
+    { "in_mpi", "in MPI", HP_CELL_UINT, 16, " ", 0 },
+    { "application", "application", HP_CELL_UINT, 16, " ", 0 },
+    { "mpi_percent", "MPI %", HP_CELL_PERCENT, 8, " ", 0 },
+};
+
 static hp_table *table_new(void)
 {
-    hp_table *t = hp_table_new("counters", "Counters per rank (in MPI + application = "
-                                           "total; inclusive of the whole run)");
-    if (t == NULL || hp_table_add_column(t, "rank", "rank", HP_CELL_INT, 6, "", 0) ||
-        hp_table_add_column(t, "counter", "counter", HP_CELL_TEXT, 18, "  ", 0) ||
-        hp_table_add_column(t, "total", "total", HP_CELL_UINT, 16, " ", 0) ||
-        hp_table_add_column(t, "in_mpi", "in MPI", HP_CELL_UINT, 16, " ", 0) ||
-        hp_table_add_column(t, "application", "application", HP_CELL_UINT, 16, " ", 0) ||
-        hp_table_add_column(t, "mpi_percent", "MPI %", HP_CELL_PERCENT, 8, " ", 0)) {
-        hp_table_free(t);
-        return NULL;
-    }
-    return t;
+    return HP_TABLE_NEW("counters", "Counters per rank (in MPI + application = total; "
+                        "inclusive of the whole run)", columns);
 }
 
 int hp_report_counter_table(const hp_profile *p, const bool *proc_selected,

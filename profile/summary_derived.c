@@ -73,19 +73,18 @@ static int add_row(hp_table *t, const hp_profile *p, const bool *outer, size_t p
     return 0;
 }
 
+static const hp_column_spec columns[] = {
+    { "rank", "rank", HP_CELL_INT, 6, "", 0 },
+    { "metric", "metric", HP_CELL_TEXT, 28, "  ", 0 },
+    { "application", "application", HP_CELL_RATIO, 12, " ", 0 },
+    { "in_mpi", "in MPI", HP_CELL_RATIO, 12, " ", 0 },
+    { "all", "all", HP_CELL_RATIO, 12, " ", 0 },
+};
+
 static hp_table *table_new(void)
 {
-    hp_table *t = hp_table_new("derived", "Derived metrics per rank (where their counters "
-                                          "were measured)");
-    if (t == NULL || hp_table_add_column(t, "rank", "rank", HP_CELL_INT, 6, "", 0) ||
-        hp_table_add_column(t, "metric", "metric", HP_CELL_TEXT, 28, "  ", 0) ||
-        hp_table_add_column(t, "application", "application", HP_CELL_RATIO, 12, " ", 0) ||
-        hp_table_add_column(t, "in_mpi", "in MPI", HP_CELL_RATIO, 12, " ", 0) ||
-        hp_table_add_column(t, "all", "all", HP_CELL_RATIO, 12, " ", 0)) {
-        hp_table_free(t);
-        return NULL;
-    }
-    return t;
+    return HP_TABLE_NEW("derived", "Derived metrics per rank (where their counters were "
+                        "measured)", columns);
 }
 
 int hp_report_derived_table(const hp_profile *p, const bool *proc_selected,

@@ -122,18 +122,20 @@ static int worst_paths(const hp_profile *p, const hp_profile_metric *m,
     return 0;
 }
 
+static const hp_column_spec columns[] = {
+    { "pattern", "pattern", HP_CELL_TEXT, 26, "", 0 },
+    { "metric", NULL, HP_CELL_TEXT, 0, "", HP_COL_DATA_ONLY },
+    { "seconds", "time (s)", HP_CELL_REAL, 12, " ", 0 },
+    { "mpi_percent", "% of MPI", HP_CELL_PERCENT, 9, " ", 0 },
+    { "worst", "worst call paths (rank that waited most there)", HP_CELL_TEXT, 0, "  ", 0 },
+};
+
 static hp_table *table_new(const hp_profile *p)
 {
-    hp_table *t = hp_table_new("waitstates", "Waiting time by cause (Scalasca's wait states, "
-                                             "doc/wait-states.md)");
-    if (t == NULL || hp_table_add_column(t, "pattern", "pattern", HP_CELL_TEXT, 26, "", 0) ||
-        hp_table_add_column(t, "metric", NULL, HP_CELL_TEXT, 0, "", HP_COL_DATA_ONLY) ||
-        hp_table_add_column(t, "seconds", "time (s)", HP_CELL_REAL, 12, " ", 0) ||
-        hp_table_add_column(t, "mpi_percent", "% of MPI", HP_CELL_PERCENT, 9, " ", 0) ||
-        hp_table_add_column(t, "worst", "worst call paths (rank that waited most there)",
-                            HP_CELL_TEXT, 0, "  ", 0) ||
-        (p->wait_states != NULL && p->wait_states[0] != '\0' &&
-         hp_table_set_note(t, "coverage: %s", p->wait_states) != 0)) {
+    hp_table *t = HP_TABLE_NEW("waitstates", "Waiting time by cause (Scalasca's wait states, "
+                               "doc/wait-states.md)", columns);
+    if (t != NULL && p->wait_states != NULL && p->wait_states[0] != '\0' &&
+        hp_table_set_note(t, "coverage: %s", p->wait_states) != 0) {
         hp_table_free(t);
         return NULL;
     }

@@ -60,6 +60,20 @@ int hp_table_add_column(hp_table *t, const char *key, const char *header, hp_cel
     return 0;
 }
 
+hp_table *hp_table_new_with_columns(const char *key, const char *title,
+                                    const hp_column_spec *cols, size_t n)
+{
+    hp_table *t = hp_table_new(key, title);
+    for (size_t i = 0; t != NULL && i < n; i++) {
+        const hp_column_spec *c = &cols[i];
+        if (hp_table_add_column(t, c->key, c->header, c->kind, c->width, c->sep, c->flags)) {
+            hp_table_free(t);
+            t = NULL;
+        }
+    }
+    return t;
+}
+
 hp_table_cell *hp_table_add_row(hp_table *t)
 {
     if (t->nrows == t->cap_rows) {

@@ -67,6 +67,24 @@ void hp_table_free(hp_table *t);
 int hp_table_add_column(hp_table *t, const char *key, const char *header, hp_cell_kind kind,
                         int width, const char *sep, unsigned flags);
 
+/* A column as hp_table_add_column takes it: a table whose columns are known up front
+ * lists them in an array of these (static where nothing depends on the metric). */
+typedef struct hp_column_spec {
+    const char *key;
+    const char *header; /* NULL: covered by the previous column's header */
+    hp_cell_kind kind;
+    int width;
+    const char *sep;
+    unsigned flags;
+} hp_column_spec;
+
+/* A new empty table with the n columns of cols, in order; NULL when out of memory.
+ * HP_TABLE_NEW(key, title, array) passes an array with its length. */
+hp_table *hp_table_new_with_columns(const char *key, const char *title,
+                                    const hp_column_spec *cols, size_t n);
+#define HP_TABLE_NEW(key, title, cols) \
+    hp_table_new_with_columns((key), (title), (cols), sizeof(cols) / sizeof((cols)[0]))
+
 /* Appends a row of zeroed cells; returns its first cell, or NULL (out of memory). */
 hp_table_cell *hp_table_add_row(hp_table *t);
 

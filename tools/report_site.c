@@ -286,24 +286,22 @@ static void top_functions(group *g, char *out, size_t size)
 
 static hp_table *summary_table(summary *s, const site_args *a)
 {
-    hp_table *t = hp_table_new("site", NULL);
-    if (t == NULL || hp_table_add_column(t, "period", "period", HP_CELL_TEXT, 9, "", 0) < 0 ||
-        hp_table_add_column(t, a->by, a->by, HP_CELL_TEXT, 16, "  ", 0) < 0 ||
-        hp_table_add_column(t, "jobs", "jobs", HP_CELL_UINT, 6, "  ", 0) < 0 ||
-        hp_table_add_column(t, "node_hours", "node-h", HP_CELL_REAL, 12, "  ", 0) < 0 ||
-        hp_table_add_column(t, "rank_hours", "rank-h", HP_CELL_REAL, 12, "  ", 0) < 0 ||
-        hp_table_add_column(t, "mpi_hours", "MPI-h", HP_CELL_REAL, 12, "  ", 0) < 0 ||
-        hp_table_add_column(t, "mpi_percent", "MPI", HP_CELL_PERCENT, 7, "  ", 0) < 0 ||
-        hp_table_add_column(t, "instr_jobs", "ins-jobs", HP_CELL_UINT, 8, "  ", 0) < 0 ||
-        hp_table_add_column(t, "ginstr_per_rank_s", "Gins/rank-s", HP_CELL_RATIO, 11, "  ",
-                            0) < 0 ||
-        hp_table_add_column(t, "instr_mpi_percent", "ins MPI", HP_CELL_PERCENT, 7, "  ", 0) <
-            0 ||
-        hp_table_add_column(t, "top_mpi", "top MPI functions (share of MPI time)",
-                            HP_CELL_TEXT, 0, "  ", 0) < 0) {
-        hp_table_free(t);
+    const hp_column_spec cols[] = {
+        { "period", "period", HP_CELL_TEXT, 9, "", 0 },
+        { a->by, a->by, HP_CELL_TEXT, 16, "  ", 0 }, /* "user" or "app" */
+        { "jobs", "jobs", HP_CELL_UINT, 6, "  ", 0 },
+        { "node_hours", "node-h", HP_CELL_REAL, 12, "  ", 0 },
+        { "rank_hours", "rank-h", HP_CELL_REAL, 12, "  ", 0 },
+        { "mpi_hours", "MPI-h", HP_CELL_REAL, 12, "  ", 0 },
+        { "mpi_percent", "MPI", HP_CELL_PERCENT, 7, "  ", 0 },
+        { "instr_jobs", "ins-jobs", HP_CELL_UINT, 8, "  ", 0 },
+        { "ginstr_per_rank_s", "Gins/rank-s", HP_CELL_RATIO, 11, "  ", 0 },
+        { "instr_mpi_percent", "ins MPI", HP_CELL_PERCENT, 7, "  ", 0 },
+        { "top_mpi", "top MPI functions (share of MPI time)", HP_CELL_TEXT, 0, "  ", 0 },
+    };
+    hp_table *t = HP_TABLE_NEW("site", NULL, cols);
+    if (t == NULL)
         return NULL;
-    }
     if (s->ngroups > 1) /* qsort(NULL, 0) is undefined: a log without records */
         qsort(s->groups, s->ngroups, sizeof(*s->groups), by_period_and_key);
     for (size_t i = 0; i < s->ngroups; i++) {

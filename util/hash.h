@@ -8,7 +8,8 @@
  * The index allocates and probes through function pointers: it is for finalize, the
  * tools and first-time definitions, not for a measured call. The hot-path tables (the
  * region registry, the call tree's children, the compiler hooks' cache, the unwinder's
- * return addresses) keep their own layouts and use only hp_hash_mix.
+ * return addresses, the OpenMP sites, the MPI communicator handles) keep their own
+ * layouts, lock-free or direct-mapped, and use only hp_hash_mix and hp_hash_top.
  *
  * Header-only, so that every library and tool that needs it compiles it in.
  */
@@ -40,11 +41,19 @@ static inline uint64_t hp_hash_u64(uint64_t h, uint64_t v)
     return (h ^ v) * 0x100000001b3ull;
 }
 
-/* k multiplied by 2^64 / phi: its high bits depend on all of k's bits, so take a table's
- * index from the top (k * ... >> (64 - bits)), not from the bottom. */
+/* k multiplied by 2^64 / phi (Fibonacci hashing): its high bits depend on all of k's
+ * bits, so take a table's index from the top (hp_hash_top), not from the bottom. The one
+ * place this multiplier is written: the hot-path tables and the cold ones share it. */
 static inline uint64_t hp_hash_mix(uint64_t k)
 {
     return k * 0x9E3779B97F4A7C15ull;
+}
+
+/* The top `bits` bits (1 to 32) of hp_hash_mix(k): the index of k in a table of 2^bits
+ * slots. Plain arithmetic, so a signal handler may call it. */
+static inline uint32_t hp_hash_top(uint64_t k, unsigned bits)
+{
+    return (uint32_t)(hp_hash_mix(k) >> (64 - bits));
 }
 
 /* ------------------------------------------------------------------ the index table */

@@ -15,14 +15,14 @@
 #include "measurement/runtime/thread_attach.h"
 #include "measurement/core/region.h"
 #include "util/compiler.h"
+#include "util/hash.h"
 
 HP_API void __cyg_profile_func_enter(void *fn, void *call_site);
 HP_API void __cyg_profile_func_exit(void *fn, void *call_site);
 
 static inline hp_cache_entry *cache_slot(hp_location *loc, uintptr_t addr)
 {
-    uint32_t i = (uint32_t)(((uint64_t)addr * 0x9E3779B97F4A7C15ull) >> 56);
-    return &loc->cache[i & (HP_REGION_CACHE_SIZE - 1)];
+    return &loc->cache[hp_hash_top(addr, 8) & (HP_REGION_CACHE_SIZE - 1)];
 }
 
 /* Region of addr via the registry (first sight symbolizes), remembered in the cache. */

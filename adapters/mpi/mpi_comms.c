@@ -20,6 +20,7 @@
 #include "measurement/core/config.h"
 #include "measurement/core/memory.h"
 #include "measurement/finalize/tree.h"
+#include "util/hash.h"
 #include "mpi_offcpu.h"
 #include "mpi_transport.h"
 
@@ -74,7 +75,7 @@ static uint64_t handle_key(MPI_Comm c)
 
 static unsigned handle_hash(uint64_t k)
 {
-    return (unsigned)((k * 0x9E3779B97F4A7C15ull) >> 40) & (HANDLE_SLOTS - 1);
+    return hp_hash_top(k, 24) & (HANDLE_SLOTS - 1);
 }
 
 static handle_slot *find_handle(MPI_Comm c)

@@ -62,6 +62,7 @@
 #include "measurement/finalize/finalize_timing.h"
 #include "measurement/waitstates/waitstates.h"
 #include "util/compiler.h"
+#include "util/hash.h"
 #include "util/log.h"
 
 /* ------------------------------------------------------------------ recording */
@@ -384,24 +385,64 @@ typedef struct p2p_stats {
     uint64_t receives, matched;
 } p2p_stats;
 
-/* Hash of incoming messages by (key, source, tag): the head of each chain of messages in
- * arrival order; chains are linked through next[]. */
+/* The incoming messages by channel (communicator key, source, tag): a channel chains its
+ * messages in arrival order through next[], and the index finds a channel. */
+typedef struct channel {
+    uint64_t key;
+    int32_t src, tag;
+    int64_t head, tail; /* the first message not yet matched (-1: none), the last */
+} channel;
+
 typedef struct msg_index {
-    size_t size;
-    int64_t *head, *tail; /* -1 = empty */
-    uint64_t *hkey;
-    int32_t *hsrc, *htag;
-    int64_t *next;
+    hp_hash_index index;
+    channel *channels;
+    uint32_t nchannels;
+    int64_t *next; /* per message: the next one on its channel, or -1 */
 } msg_index;
 
-static size_t msg_slot(const msg_index *x, uint64_t key, int src, int tag)
+static uint64_t channel_hash(uint64_t key, int32_t src, int32_t tag)
 {
-    uint64_t h = (key * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)(uint32_t)src << 20) ^
-                 (uint64_t)(uint32_t)tag * 0xC2B2AE3D27D4EB4Full;
-    size_t i = (size_t)(h >> 17) & (x->size - 1);
-    while (x->hsrc[i] != -1 && !(x->hkey[i] == key && x->hsrc[i] == src && x->htag[i] == tag))
-        i = (i + 1) & (x->size - 1);
-    return i;
+    return hp_hash_mix(key) ^ ((uint64_t)(uint32_t)src << 20) ^
+           (uint64_t)(uint32_t)tag * 0xC2B2AE3D27D4EB4Full;
+}
+
+static uint64_t channel_entry_hash(const void *ctx, uint32_t index)
+{
+    const channel *c = &((const msg_index *)ctx)->channels[index];
+    return channel_hash(c->key, c->src, c->tag);
+}
+
+static bool channel_is(const void *ctx, uint32_t index, const void *wanted)
+{
+    const channel *c = &((const msg_index *)ctx)->channels[index], *w = wanted;
+    return c->key == w->key && c->src == w->src && c->tag == w->tag;
+}
+
+/* The channel (key, src, tag), or NULL when no message came on it. */
+static channel *find_channel(msg_index *x, uint64_t key, int32_t src, int32_t tag)
+{
+    const channel wanted = { key, src, tag, -1, -1 };
+    uint32_t i = hp_hash_index_find(&x->index, channel_hash(key, src, tag), channel_is, x,
+                                    &wanted);
+    return i != UINT32_MAX ? &x->channels[i] : NULL;
+}
+
+/* Appends message m to its channel, which it opens when it is the channel's first. */
+static int index_message(msg_index *x, const sent_msg *msg, int32_t src, size_t m)
+{
+    x->next[m] = -1;
+    channel *c = find_channel(x, msg->key, src, msg->tag);
+    if (c != NULL) {
+        x->next[c->tail] = (int64_t)m;
+        c->tail = (int64_t)m;
+        return 0;
+    }
+    x->channels[x->nchannels] = (channel){ msg->key, src, msg->tag, (int64_t)m, (int64_t)m };
+    if (hp_hash_index_add(&x->index, channel_hash(msg->key, src, msg->tag), x->nchannels,
+                          channel_entry_hash, x) != 0)
+        return -1;
+    x->nchannels++;
+    return 0;
 }
 
 static int index_messages(msg_index *x, const sent_msg *in, const int *counts, int size)
@@ -409,44 +450,24 @@ static int index_messages(msg_index *x, const sent_msg *in, const int *counts, i
     size_t total = 0;
     for (int s = 0; s < size; s++)
         total += (size_t)counts[s];
-    x->size = 64;
-    while (x->size < 2 * total + 2)
-        x->size *= 2;
-    x->head = malloc(x->size * sizeof(int64_t));
-    x->tail = malloc(x->size * sizeof(int64_t));
-    x->hkey = malloc(x->size * sizeof(uint64_t));
-    x->hsrc = malloc(x->size * sizeof(int32_t));
-    x->htag = malloc(x->size * sizeof(int32_t));
-    x->next = malloc((total + 1) * sizeof(int64_t));
-    if (!x->head || !x->tail || !x->hkey || !x->hsrc || !x->htag || !x->next)
+    if (total >= UINT32_MAX - 1) /* the index counts channels in 32 bits */
         return -1;
-    memset(x->head, 0xff, x->size * sizeof(int64_t));
-    memset(x->hsrc, 0xff, x->size * sizeof(int32_t)); /* -1: a free slot */
+    x->channels = malloc((total + 1) * sizeof(channel));
+    x->next = malloc((total + 1) * sizeof(int64_t));
+    if (x->channels == NULL || x->next == NULL || hp_hash_index_init(&x->index, total) != 0)
+        return -1;
     size_t m = 0;
     for (int s = 0; s < size; s++)
-        for (int k = 0; k < counts[s]; k++, m++) {
-            size_t i = msg_slot(x, in[m].key, s, in[m].tag);
-            x->next[m] = -1;
-            if (x->hsrc[i] == -1) {
-                x->head[i] = (int64_t)m;
-                x->hkey[i] = in[m].key;
-                x->hsrc[i] = s;
-                x->htag[i] = in[m].tag;
-            } else {
-                x->next[x->tail[i]] = (int64_t)m;
-            }
-            x->tail[i] = (int64_t)m;
-        }
+        for (int k = 0; k < counts[s]; k++, m++)
+            if (index_message(x, &in[m], s, m) < 0)
+                return -1;
     return 0;
 }
 
 static void release_index(msg_index *x)
 {
-    free(x->head);
-    free(x->tail);
-    free(x->hkey);
-    free(x->hsrc);
-    free(x->htag);
+    hp_hash_index_release(&x->index);
+    free(x->channels);
     free(x->next);
 }
 
@@ -587,11 +608,11 @@ static recv_reply *match_receives(const replay *rp, const sent_msg *in, const in
         int src = world_rank_of(rp, r->comm, r->peer, &key);
         if (src < 0)
             continue;
-        size_t slot = msg_slot(&x, key, src, r->tag);
-        int64_t m = x.head[slot];
+        channel *c = find_channel(&x, key, src, r->tag);
+        int64_t m = c != NULL ? c->head : -1;
         if (m < 0)
             continue; /* its send was not kept */
-        x.head[slot] = x.next[m];
+        c->head = x.next[m];
         if (placeholder || in[m].no_times)
             continue; /* the message is taken, so later ones stay matched */
         double enter = seconds(rp, r->enter), exit = seconds(rp, hp_ws_exit(r));

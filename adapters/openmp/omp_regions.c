@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "adapters/openmp/internal.h"
+#include "util/hash.h"
 
 enum { SITE_CAPACITY = 512 }; /* per kind, a power of two */
 
@@ -54,7 +55,7 @@ uintptr_t hp__omp_frame_addr(hp_omp_kind kind)
 
 static inline uint32_t site_hash(uintptr_t addr)
 {
-    return (uint32_t)(((uint64_t)addr * 0x9E3779B97F4A7C15ull) >> 40);
+    return hp_hash_top(addr, 24);
 }
 
 /* The slot of addr, or the empty slot where it belongs. */

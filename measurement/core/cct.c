@@ -5,13 +5,15 @@
  */
 #include "cct.h"
 
+#include "util/hash.h"
+
 /* 4 KiB from the location's arena: a thread that calls a few functions costs little of
  * the budget (the table grows from whole pages). */
 enum { INITIAL_SLOTS = 512 };
 
 static inline uint32_t child_hash(const hp_cct_node *parent, const hp_region *r)
 {
-    uint64_t k = (uint64_t)(uintptr_t)parent * 0x9E3779B97F4A7C15ull ^ (uint64_t)r->id;
+    uint64_t k = hp_hash_mix((uint64_t)(uintptr_t)parent) ^ (uint64_t)r->id;
     return (uint32_t)((k * 0xC2B2AE3D27D4EB4Full) >> 32);
 }
 

@@ -21,6 +21,7 @@
 #include "subtree.h"
 #include "memory.h"
 #include "symbols.h"
+#include "util/hash.h"
 
 typedef struct addr_slot {
     _Atomic uintptr_t key; /* 0 = empty */
@@ -59,7 +60,7 @@ static int regions_append(hp_region *r);
 
 static inline uint32_t addr_hash(uintptr_t addr)
 {
-    return (uint32_t)(((uint64_t)addr * 0x9E3779B97F4A7C15ull) >> 32);
+    return hp_hash_top(addr, 32);
 }
 
 static addr_table *table_new(uint32_t capacity)

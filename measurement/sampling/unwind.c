@@ -27,6 +27,7 @@
 
 #include "thunk_stack.h"
 #include "util/compiler.h"
+#include "util/hash.h"
 #include "util/log.h"
 
 enum {
@@ -247,7 +248,7 @@ static uintptr_t top_frame_start(hp_unwinder *u, uintptr_t ip)
  * is inside the caller even when the call is the caller's last instruction. */
 static uintptr_t caller_frame_start(hp_unwinder *u, uintptr_t ra)
 {
-    ra_entry *e = &u->ra[(ra * 0x9E3779B97F4A7C15ull) >> 54];
+    ra_entry *e = &u->ra[hp_hash_top(ra, 10)]; /* RA_CACHE_SIZE = 2^10 slots */
     if (caching && e->ra == ra) {
         u->stats.cache_hits++;
         return e->start;

@@ -1,6 +1,7 @@
 /*
  * Unit tests of util/hash.h: the string hash is 64-bit FNV-1a over the bytes and the
- * terminating NUL (known values, fields kept apart), and the index finds every entry it
+ * terminating NUL (known values, fields kept apart), the integer mix and its top bits
+ * have the exact values the hot-path tables rely on, and the index finds every entry it
  * was given across its growth, colliding hashes included, and none it was not given.
  */
 #include "util/hash.h"
@@ -25,6 +26,26 @@ TEST(string_hash_keeps_fields_apart)
     uint64_t a_bc = hp_hash_str(hp_hash_str(HP_HASH_SEED, "a"), "bc");
     ASSERT(ab_c != a_bc);
     ASSERT(hp_hash_str(HP_HASH_SEED, "ab") != hp_hash_str(HP_HASH_SEED, "ba"));
+    return 0;
+}
+
+/* The integer mix is k * 0x9E3779B97F4A7C15 modulo 2^64 (2 * it wraps), and hp_hash_top
+ * takes its top bits: the widths below are those of the hot-path tables (the compiler
+ * hooks' cache 8, the unwinder's return addresses 10, the OpenMP sites and MPI handles
+ * 24, the region registry 32), for a typical code address. Worked out by hand (Python's
+ * big integers), so a changed multiplier or shift fails here. */
+TEST(integer_mix_and_top_bits_have_exact_values)
+{
+    ASSERT_UINT_EQ(hp_hash_mix(0), 0);
+    ASSERT_UINT_EQ(hp_hash_mix(1), 0x9E3779B97F4A7C15ull);
+    ASSERT_UINT_EQ(hp_hash_mix(2), 0x3C6EF372FE94F82Aull);
+    ASSERT_UINT_EQ(hp_hash_mix(0x401136), 0x7D28D133D133916Eull);
+    ASSERT_UINT_EQ(hp_hash_top(1, 1), 1);
+    ASSERT_UINT_EQ(hp_hash_top(1, 32), 0x9E3779B9);
+    ASSERT_UINT_EQ(hp_hash_top(0x401136, 8), 0x7D);
+    ASSERT_UINT_EQ(hp_hash_top(0x401136, 10), 0x1F4);
+    ASSERT_UINT_EQ(hp_hash_top(0x401136, 24), 0x7D28D1);
+    ASSERT_UINT_EQ(hp_hash_top(0x401136, 32), 0x7D28D133);
     return 0;
 }
 
@@ -72,4 +93,5 @@ TEST(index_finds_every_entry_across_growth)
 
 HP_TEST_LIST(TEST_ENTRY(string_hash_is_fnv1a_with_the_nul),
              TEST_ENTRY(string_hash_keeps_fields_apart),
+             TEST_ENTRY(integer_mix_and_top_bits_have_exact_values),
              TEST_ENTRY(index_finds_every_entry_across_growth));

@@ -227,6 +227,17 @@ hp_cct_node *hp_sampling_call_path(hp_location *loc)
     return hp_sampling_unwind_path(loc, &innermost);
 }
 
+void hp_sampling_first_enter(hp_location *loc, const hp_region *r, uintptr_t fn)
+{
+    struct hp_sampling *s = loc->sampling;
+    if (s == NULL || s->prev_count == 0 || s->prev_anchor != loc->current ||
+        s->prev[0].start != fn || s->prev_nodes[0]->region != r)
+        return;
+    if (s->prev_nodes[0]->visits > 0)
+        s->prev_nodes[0]->visits--;
+    s->prev_count = 0; /* the frames of that path below fn now hang below its hooked frame */
+}
+
 /* ---- the signal handler -------------------------------------------------------------- */
 
 /* The effective interval of a sample taken now, and the start of the next one. */

@@ -8,11 +8,13 @@
  * preserved because the hooks run between arbitrary statements of the user's code.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "measurement/core/event.h"
 #include "measurement/core/location.h"
 #include "measurement/runtime/thread_attach.h"
+#include "measurement/sampling/sampling.h"
 #include "measurement/core/region.h"
 #include "util/compiler.h"
 #include "util/hash.h"
@@ -25,8 +27,12 @@ static inline hp_cache_entry *cache_slot(hp_location *loc, uintptr_t addr)
     return &loc->cache[hp_hash_top(addr, 8) & (HP_REGION_CACHE_SIZE - 1)];
 }
 
-/* Region of addr via the registry (first sight symbolizes), remembered in the cache. */
-static HP_COLD hp_region *cache_fill(hp_location *loc, hp_cache_entry *e, uintptr_t addr)
+/* Region of addr via the registry (first sight symbolizes), remembered in the cache.
+ * entering: for an enter hook, the thread's first of this function unless the cache lost
+ * it since, so a sample taken before it may have counted this visit already
+ * (hp_sampling_first_enter; inside the core). */
+static HP_COLD hp_region *cache_fill(hp_location *loc, hp_cache_entry *e, uintptr_t addr,
+                                     bool entering)
 {
     int saved = errno;
     atomic_fetch_or(&loc->busy, HP_BUSY_INSIDE);
@@ -37,15 +43,17 @@ static HP_COLD hp_region *cache_fill(hp_location *loc, hp_cache_entry *e, uintpt
         e->addr = addr;
         e->region = r;
     }
+    if (entering && r != NULL && r != HP_REGION_FILTERED)
+        hp_sampling_first_enter(loc, r, addr);
     return r;
 }
 
-static inline hp_region *region_of(hp_location *loc, uintptr_t addr)
+static inline hp_region *region_of(hp_location *loc, uintptr_t addr, bool entering)
 {
     hp_cache_entry *e = cache_slot(loc, addr);
     if (likely(e->addr == addr))
         return e->region;
-    return cache_fill(loc, e, addr);
+    return cache_fill(loc, e, addr, entering);
 }
 
 void __cyg_profile_func_enter(void *fn, void *call_site)
@@ -56,7 +64,7 @@ void __cyg_profile_func_enter(void *fn, void *call_site)
         return;
     uintptr_t addr = (uintptr_t)fn;
     hp_location_enter_core(loc);
-    hp_region *r = region_of(loc, addr);
+    hp_region *r = region_of(loc, addr, true);
     if (likely(r != NULL && r != HP_REGION_FILTERED))
         hp_event_enter(loc, r, addr);
     hp_location_leave_core(loc);
@@ -70,7 +78,7 @@ void __cyg_profile_func_exit(void *fn, void *call_site)
         return;
     uintptr_t addr = (uintptr_t)fn;
     hp_location_enter_core(loc);
-    hp_region *r = region_of(loc, addr);
+    hp_region *r = region_of(loc, addr, false);
     if (likely(r != NULL && r != HP_REGION_FILTERED))
         hp_event_exit(loc, addr);
     hp_location_leave_core(loc);

@@ -17,6 +17,7 @@
 #include "measurement/core/event.h"
 #include "measurement/core/location.h"
 #include "measurement/runtime/thread_attach.h"
+#include "measurement/sampling/sampling.h"
 #include "measurement/core/region.h"
 #include "util/compiler.h"
 #include "util/log.h"
@@ -44,7 +45,8 @@ static inline uintptr_t desc_function(const uintptr_t *desc)
 }
 
 /* First call of a function: its region from the descriptor, or NULL after switching
- * the descriptor off (filtered, no budget left, unknown layout). */
+ * the descriptor off (filtered, no budget left, unknown layout). A sample taken before
+ * this call counted a visit the enter is about to count (hp_sampling_first_enter). */
 static HP_COLD hp_region *describe(hp_location *loc, uintptr_t *desc)
 {
     if (desc[HP_DESC_VERSION] != HP_PLUGIN_ABI_VERSION) {
@@ -65,6 +67,9 @@ static HP_COLD hp_region *describe(hp_location *loc, uintptr_t *desc)
         desc_store(desc, HP_DESC_OFF, r == NULL ? HP_DESC_OFF_REFUSED : HP_DESC_OFF_FILTERED);
         return NULL;
     }
+    hp_location_enter_core(loc);
+    hp_sampling_first_enter(loc, r, desc_function(desc));
+    hp_location_leave_core(loc);
     desc_store(desc, HP_DESC_REGION, (uintptr_t)r);
     return r;
 }

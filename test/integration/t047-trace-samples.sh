@@ -5,7 +5,8 @@
 # main/rounds/outer/spin_deep and main/rounds/spin_shallow. Checked: otf2check.py passes
 # without warnings (--strict, which rejects Enter/Leave next to samples); the samples in the trace are
 # exactly the samples the profile charged (added + failed); their number is plausible for
-# 400 ms at 1 kHz (wide bounds: not a timing test); calling context i is Cube call path i
+# 400 ms of CPU time at 1 kHz: at least half a sample per ms of it, at most one per ms of
+# the run (both hold however loaded the machine is); calling context i is Cube call path i
 # for every sample; the busy leaves are there; the interrupt generator's period is 1 ms.
 # With 3 threads every thread's location has its samples. With a full buffer the samples
 # left out are counted (trace + left out = charged). Without sampling the trace has no
@@ -35,11 +36,13 @@ contexts_are_cube_paths() { # $1 = experiment directory
 check "build busy_paths.c with --nocompiler" \
     hp-instrument --nocompiler gcc -O1 -g -o busy "$PROGRAMS/sampling/busy_paths.c"
 HP_ENABLE_TRACING=true HP_SAMPLING_FREQUENCY=1000 HP_EXPERIMENT_DIRECTORY=exp \
-    check "run with tracing and sampling at 1 kHz" ./busy 400
+    check "run with tracing and sampling at 1 kHz (400 ms of its CPU time)" ./busy 400 1 cpu
 check "otf2check.py passes, no warnings" $OTF2CHECK exp/traces.otf2
 n=$(otf2-print exp/traces.otf2 | grep -c '^CALLING_CONTEXT_SAMPLE')
 check_eq "samples in the trace = samples charged in the profile" "$(charged exp/summary.txt)" "$n"
-check "between 20 and 600 samples for 400 ms at 1 kHz (got $n)" test "$n" -ge 20 -a "$n" -le 600
+run_ms=$($PY "$HP_SRCDIR/test/tools/sample_span.py" exp/traces.otf2 | unsanitized awk -F'\t' '{ printf "%d", $5 * 1000 }')
+check "between 200 (400 ms of CPU time) and $((${run_ms:-0} + 1)) (one per ms of the run) samples at 1 kHz (got $n)" \
+    test "$n" -ge 200 -a "$n" -le "$((${run_ms:-0} + 1))"
 check "every sample's calling context is the Cube call path of the same id" \
     contexts_are_cube_paths exp
 check "samples in main/rounds/outer/spin_deep and main/rounds/spin_shallow" sh -c \

@@ -2,8 +2,8 @@
 # Hybrid tracing (issue 30): with tracing and sampling on, the adaptive trace buffer is the
 # default, and its samples cover the whole run. pingpong_compute.c: 2 ranks play
 # ping-pong for 3 s with 0.5 ms of computation before each message, then compute 10 ms
-# more. At 10 kHz in 256 KiB and 1 MiB buffers: every rank has samples from its first to
-# its last second, the last one within 2 sampling periods (of its final frequency) of
+# more. At 10 kHz in 256 KiB and 1 MiB buffers: every rank has samples from before its
+# 200th message (of thousands) to its end, the last one within 2 sampling periods (of its final frequency) of
 # its end; events stop at their share (always with 256K; with 1M only if the run is long
 # enough), and the job's cut at the earliest stop is marked once per rank by TRACE
 # EVENTS DROPPED with no Enter after it, or else every round is kept (sampling on: the
@@ -48,7 +48,7 @@ for size in 256K 1M; do
         HP_EXPERIMENT_DIRECTORY=a$size mpiexec -n 2 ./pp 3 3500 > a$size.out 2> a$size.err
     check "$size: the run succeeds" grep -q '^rounds=' a$size.out
     rounds=$(sed -n 's/^rounds=//p' a$size.out)
-    check "$size: samples on both ranks from the first second to within 2 periods of the end" \
+    check "$size: samples on both ranks from before the 200th message to within 2 periods of the end" \
         trace_covers a$size 2
     check "$size: every kept message matched (otf2check.py)" trace_matched a$size
     check_eq "$size: events stopped at their share, the cut marked once per rank, nothing entered after" \

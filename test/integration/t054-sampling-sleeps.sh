@@ -1,7 +1,7 @@
 #!/bin/sh
 # Sleeps and time-outs under timer sampling (issue 22, item 4): at 20 kHz, every sleep,
 # poll, select and clock_nanosleep(TIMER_ABSTIME) of sleeps.c lasts as in the plain
-# build (1.0 s +-5% for each set of ten), sem_timedwait and sigtimedwait time out as
+# build (1.0 s, 5% less to 25% more, for each set of ten), sem_timedwait and sigtimedwait time out as
 # plain, ready calls return at once, calls that do not wait (zero time-outs) never fail
 # with EINTR because of a sample, and the program's own signals still interrupt (SIGUSR1
 # from a helper thread: EINTR with the time left in rem; alarm: sleep returns early). The profile charges the sleeping time to the sleeping call path (main/nap/
@@ -15,7 +15,10 @@
 #
 # A busy machine only ever makes sleeps longer: a run whose sleeps took more than 5%
 # above the plain ones is run again once (plain and sampled), never one that returned
-# early, which is what sampling did before.
+# early, which is what sampling did before. The bounds are 5% below the nominal time
+# (sampling's bug: EINTR, early returns) and 25% above it or the plain run (a loaded
+# machine wakes each sleeper late, by 9% over ten sleeps in a loaded run; a wait that
+# started over at each sample would never end).
 . "$HP_SRCDIR/test/integration/lib.sh"
 plan 29
 
@@ -23,10 +26,10 @@ plan 29
 seconds() { awk -v n="$1" '$1 == n { print $NF }' "$2"; }
 # within VALUE LOW HIGH
 within() { awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v != "" && v >= lo && v <= hi) }'; }
-# like_plain VALUE EXPECTED PLAIN: VALUE is EXPECTED +-5%, or up to 5% above PLAIN when
-# the plain run itself overslept
+# like_plain VALUE EXPECTED PLAIN: VALUE is EXPECTED -5% to +25%, or up to 25% above
+# PLAIN when the plain run itself overslept
 like_plain() {
-    awk -v v="$1" -v e="$2" -v p="$3" 'BEGIN { hi = (p > e ? p : e) * 1.05
+    awk -v v="$1" -v e="$2" -v p="$3" 'BEGIN { hi = (p > e ? p : e) * 1.25
         exit !(v != "" && v >= e * 0.95 && v <= hi) }'
 }
 # overslept SAMPLED PLAIN EXPECTED NAME...: true when a NAME took over 5% too long
@@ -56,7 +59,7 @@ plain_and_sampled
 overslept nc.out plain.out 1.0 nap timeouts abstime && plain_and_sampled
 check "plain run, then sampled at 20 kHz" test -s nc/profile.cubex
 for m in nap timeouts abstime; do
-    check "$m: 1.0 s +-5% sampled ($(seconds $m nc.out)) as plain ($(seconds $m plain.out))" \
+    check "$m: 1.0 s -5%/+25% sampled ($(seconds $m nc.out)) as plain ($(seconds $m plain.out))" \
         like_plain "$(seconds $m nc.out)" 1.0 "$(seconds $m plain.out)"
 done
 # The results without the times; sleep(3) cut by alarm(1) returns 2 or 1 (the rounding
@@ -123,7 +126,7 @@ check_eq "pool, more, jump: the program's results at 20 kHz" \
     "pool ours=0;more thrd_sleep=0 epoll_pwait2=0 semtimedop=-1 Resource temporarily unavailable msgrcv=4 sigwait=SIGALRM;jump blocked=0" \
     "$(results review.out | tr '\n' ';' | sed 's/;$//')"
 check_eq "plain gives the same" "$(results review-plain.out)" "$(results review.out)"
-check "more: five 0.2 s waits, 1.0 s +-5% ($(seconds more review.out)) as plain ($(seconds more review-plain.out))" \
+check "more: five 0.2 s waits, 1.0 s -5%/+25% ($(seconds more review.out)) as plain ($(seconds more review-plain.out))" \
     like_plain "$(seconds more review.out)" 1.0 "$(seconds more review-plain.out)"
 $CUBEDUMP review/profile.cubex > review.dump 2>/dev/null
 # time PATH-REGEX: the summed inclusive time of the paths, any thread
@@ -134,9 +137,11 @@ time_of() {
 t=$(time_of "(.*/)?pool_nap/$asan_frame[_a-z]*nanosleep")
 check "pool: the thread that blocks every signal has no sample at its sleeps ($t s, not its compute time)" \
     test "$t" = 0
-t=$(time_of "main/run_jump/jump_compute")
-check "jump: sampled again after the next nanosleep: jump_compute 0.2 s +-10% ($t)" \
-    within "$t" 0.18 0.22
+# (against the time jump_compute took, which its line ends with: 0.2 s, or more when
+# the thread was descheduled at its end on a loaded machine)
+t=$(time_of "main/run_jump/jump_compute") took=$(seconds jump review.out)
+check "jump: sampled again after the next nanosleep: jump_compute's time +-10% ($t of $took)" \
+    awk -v t="$t" -v c="$took" 'BEGIN { exit !(c >= 0.2 && t >= c * 0.9 && t <= c * 1.1) }'
 
 check "build sleeps.c with --nocompiler -O2 -D_FORTIFY_SOURCE=2: poll is __poll_chk" sh -c \
     "hp-instrument --nocompiler gcc -O2 -D_FORTIFY_SOURCE=2 -o sleeps-fortify '$SLEEPS' -lpthread &&
@@ -145,9 +150,9 @@ HP_SAMPLING_FREQUENCY=20000 HP_EXPERIMENT_DIRECTORY=fortify ./sleeps-fortify tim
 overslept fortify.out plain.out 1.0 timeouts &&
     HP_SAMPLING_FREQUENCY=20000 HP_EXPERIMENT_DIRECTORY=fortify2 ./sleeps-fortify timeouts > fortify.out 2>&1
 t=$(seconds timeouts fortify.out)
-check "fortified: time-outs 1.0 s +-5% ($t), no EINTR" sh -c \
+check "fortified: time-outs 1.0 s -5%/+25% ($t), no EINTR" sh -c \
     "test \$(wc -l < fortify.out) = 1 && $(command -v awk) -v v='$t' -v p='$(seconds timeouts plain.out)' \
-        'BEGIN { hi = (p > 1 ? p : 1) * 1.05; exit !(v >= 0.95 && v <= hi) }'"
+        'BEGIN { hi = (p > 1 ? p : 1) * 1.25; exit !(v >= 0.95 && v <= hi) }'"
 
 run_preloaded() {
     rm -rf run
@@ -157,7 +162,7 @@ run_preloaded
 overslept run.out plain.out 1.0 nap && run_preloaded
 check "hp-run ./sleeps-plain nap (20 kHz)" test -s run/profile.cubex
 t=$(seconds nap run.out)
-check "under hp-run: 1.0 s +-5% ($t)" like_plain "$t" 1.0 "$(seconds nap plain.out)"
+check "under hp-run: 1.0 s -5%/+25% ($t)" like_plain "$t" 1.0 "$(seconds nap plain.out)"
 
 MSLEEPS="$PROGRAMS/sampling/mpi_sleeps.c"
 check "build mpi_sleeps.c plain and with --nocompiler" sh -c "mpicc -O1 -g -o msleeps-plain '$MSLEEPS' &&
@@ -177,7 +182,7 @@ plain=$(seconds sleeps mplain.out)
 check "plain, sampled and hp-run: 2 ranks that sleep (20 kHz)" \
     sh -c "test -n '$plain' && test -s mpi/profile.cubex && test -s mpirun/profile.cubex"
 t=$(seconds sleeps mpi.out)
-check "rank 0 slept 0.8 s +-5% ($t; plain $plain)" like_plain "$t" 0.8 "$plain"
+check "rank 0 slept 0.8 s -5%/+25% ($t; plain $plain)" like_plain "$t" 0.8 "$plain"
 $CUBEDUMP mpi/profile.cubex > mpi.dump 2>/dev/null
 usleep_time() {
     awk -F'\t' -v r="$1" -v p="^msleeps/main/nap/${asan_frame}usleep\$" \
@@ -188,5 +193,5 @@ r0=$(usleep_time 0) r1=$(usleep_time 1)
 check "main/nap/usleep: rank 0 the time it measured, rank 1 0.3 s less, +-10% ($r0, $r1 of $t)" \
     sh -c "[ -n '$r0' ] && [ -n '$r1' ] && $(command -v awk) 'BEGIN { exit !($r0 >= $t * 0.9 && $r0 <= $t * 1.1 && $r1 >= ($t - 0.3) * 0.9 && $r1 <= ($t - 0.3) * 1.1) }'"
 t=$(seconds sleeps mpirun.out)
-check "under hp-run, rank 0 slept 0.8 s +-5% ($t; plain $plain)" like_plain "$t" 0.8 "$plain"
+check "under hp-run, rank 0 slept 0.8 s -5%/+25% ($t; plain $plain)" like_plain "$t" 0.8 "$plain"
 finish

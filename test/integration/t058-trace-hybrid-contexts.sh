@@ -8,9 +8,10 @@
 # (trace_events.py); the enters of each region and location equal the profile's visits;
 # and otf2-print and the Python reader (python3-otf2) count the same events of each kind
 # on each location. With sampling off the same run keeps Enter/Leave and has no calling
-# contexts. The flushes of an overflowing buffer are calling contexts too.
+# contexts. The flushes of an overflowing buffer are calling contexts too. Samples in
+# main before its first enter hook (a slow lazy binding of the hook) add no visit of it.
 . "$HP_SRCDIR/test/integration/lib.sh"
-plan 35
+plan 42
 OTF2CHECK="$PY $HP_SRCDIR/test/tools/otf2check.py --strict"
 EVENTS="$PY $HP_SRCDIR/test/tools/trace_events.py"
 
@@ -41,6 +42,30 @@ check_eq "serial: enters per region = the profile's visits" \
     "$(profile_visits ser/profile.cubex | grep -E '^(busy|main|rounds|outer|spin_deep|spin_shallow) ')" \
     "$(cat ser.visits)"
 check "serial: otf2-print and the Python reader count the same events" readers_agree ser
+
+# A sample before a function's first enter hook: slow_bind.so (preloaded) makes the lazy
+# binding of the program's first hook call spin 30 ms, in main before main's region is
+# defined, so no sample can tell main is measured yet and they add main/.../slow_resolver.
+# main still has the one visit its enter counts, in the profile as in the trace (with
+# the plug-in's hooks and with -finstrument-functions): sampling takes its visit back.
+bind_expected() { # $1 = program name
+    printf '%s 0 1\nmain 0 1\nouter 0 4\nrounds 0 1\nspin_deep 0 4\nspin_shallow 0 4\n' "$1"
+}
+check "build slow_bind.so, busy_paths.c with and without the plug-in (lazy binding)" sh -c \
+    "gcc -O1 -shared -fPIC -o slow_bind.so '$PROGRAMS/sampling/slow_bind.c' -ldl &&
+     hp-instrument gcc -O1 -g -Wl,-z,lazy -o busy-lazy '$PROGRAMS/sampling/busy_paths.c' &&
+     hp-instrument --no-plugin gcc -O1 -g -Wl,-z,lazy -o busy-cyg '$PROGRAMS/sampling/busy_paths.c'"
+for prog in busy-lazy busy-cyg; do
+    check "$prog: run with tracing and sampling, the first hook call bound slowly" \
+        env LD_PRELOAD="${LD_PRELOAD:+$LD_PRELOAD:}$WORK/slow_bind.so" $SAMPLED \
+        HP_EXPERIMENT_DIRECTORY=$prog.bind ./$prog 100
+    check "$prog: samples in main before its enter hook (main/.../slow_resolver)" sh -c \
+        "$CUBEDUMP --paths $prog.bind/profile.cubex | grep -q '^$prog/main/.*/slow_resolver\$'"
+    check_eq "$prog: main entered once, and visited once in the profile" \
+        "$(bind_expected $prog; bind_expected $prog)" \
+        "$($EVENTS visits $prog.bind/traces.otf2)
+$(profile_visits $prog.bind/profile.cubex | grep -E "^($prog|main|rounds|outer|spin_deep|spin_shallow) ")"
+done
 
 # Threads: the same rounds on main and two pthreads at once.
 check "build busy_paths.c instrumented -pthread" \

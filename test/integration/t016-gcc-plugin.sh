@@ -115,8 +115,12 @@ check "budget: Mesh::relax(int) listed as switched off" \
     sh -c "grep -A3 'overhead budget: 50%' exp-budget/summary.txt | grep -q ' Mesh::relax(int)$'"
 check "budget: said once on stderr" test "$(grep -c 'switched off' budget.err)" = 1
 relax=$(awk '/Mesh::relax\(int\)/ { v += $NF } END { print v + 0 }' tree-budget.txt)
-check "budget: relax visits stop after 1024 in some thread ($relax)" \
-    test "$relax" -ge 1024 -a "$relax" -le 3072
+# The budget is checked at every 1024th visit of a thread's node, against the node's mean
+# inclusive time; a thread preempted inside relax during a window sees a long mean and
+# keeps it on until a later check (a loaded run: 4096). Bound: 8 checks per thread, far
+# below the 300,000 visits (or more) of a budget that never switches it off.
+check "budget: relax visits stop after 1024 in some thread, within 8 checks per thread ($relax)" \
+    test "$relax" -ge 1024 -a "$relax" -le $((3 * 8 * 1024))
 check "budget: the rest of the tree is exact and balanced" \
     diff <(grep -v 'relax' want.txt | sed 's/ 10$/ 3000/') <(grep -v relax tree-budget.txt)
 check "budget: demoted.filter names relax" grep -qx '  EXCLUDE MANGLED _ZN4Mesh5relaxEi' exp-budget/demoted.filter

@@ -13,6 +13,7 @@
 #include "symbols.h"
 
 #include "util/fortran_names.h"
+#include "util/hash.h"
 
 #include <dlfcn.h>
 #include <dwarf.h>
@@ -65,18 +66,10 @@ static char *pool_alloc(struct string_pool *p, size_t n)
     return s;
 }
 
-static size_t string_hash(const char *s)
-{
-    size_t h = 1469598103934665603u; /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211u;
-    return h;
-}
-
 /* Returns the slot holding s, or the empty slot where s belongs. */
 static const char **intern_slot(const char **slots, size_t nslots, const char *s)
 {
-    size_t i = string_hash(s) & (nslots - 1);
+    size_t i = (size_t)hp_hash_str(HP_HASH_SEED, s) & (nslots - 1);
     while (slots[i] != NULL && strcmp(slots[i], s) != 0)
         i = (i + 1) & (nslots - 1);
     return &slots[i];

@@ -139,6 +139,9 @@ check "flush: otf2check.py --strict passes, TRACE BUFFER FLUSH as calling-contex
     "grep -q 'flushed to disk' flush.err && $OTF2CHECK flush/traces.otf2 > flush.check &&
      otf2-print flush/traces.otf2 | grep -q '^CALLING_CONTEXT_ENTER .*\"TRACE BUFFER FLUSH\"' &&
      otf2-print -G flush/traces.otf2 | grep -q '^CALLING_CONTEXT .*Region: \"TRACE BUFFER FLUSH\".*Parent: \"inner\"'"
-check_eq "flush: enters = visits (100000 each)" "$(profile_visits flush/profile.cubex)" \
+# (the program's own regions: a sample in a PLT stub, loop@plt, adds a sampled region
+# with a visit and no events)
+check_eq "flush: enters = visits (100000 each)" \
+    "$(profile_visits flush/profile.cubex | grep -E '^(main|loop|outer|inner) ')" \
     "$(trace_enters flush/traces.otf2 | grep -v '^TRACE BUFFER FLUSH ')"
 finish

@@ -321,22 +321,31 @@ static hp_trace_writer *open_local(const char *directory, int rank,
     return w;
 }
 
+/* Whether every process got as far as this one did (ok); without agreement (serial)
+ * only this one counts. A process that succeeded itself says why it gives up. */
+static int agreed(hp_trace_writer *w, const hp_trace_collectives *c, int ok, char *err,
+                  size_t errlen)
+{
+    if (c == NULL || c->agree == NULL || c->agree(ok, c->arg))
+        return ok;
+    if (ok)
+        hp__otf2_error(err, errlen, "%s: not opened, because another process could not open "
+                       "it", w->anchor_path);
+    return 0;
+}
+
 hp_trace_writer *hp_trace_writer_open(const char *directory, int rank,
                                       const hp_trace_collectives *collectives,
                                       char *err, size_t errlen)
 {
     hp__otf2_clear(err, errlen);
     hp_trace_writer *w = open_local(directory, rank, collectives, err, errlen);
-    /* No process may enter OTF2's collectives unless every process can. */
-    if (collectives != NULL && collectives->agree != NULL &&
-        !collectives->agree(w != NULL, collectives->arg)) {
-        if (w != NULL)
-            hp__otf2_error(err, errlen, "%s: not opened, because another process could not open "
-                      "it", w->anchor_path);
-        discard_writer(w);
-        return NULL;
-    }
-    if (w != NULL && prepare_collective(w, collectives, err, errlen) != 0) {
+    /* No process may enter OTF2's collectives unless every process can, and none goes on
+     * to the collectives after them (the cut, the counts, the close) unless every
+     * process came through. */
+    if (!agreed(w, collectives, w != NULL, err, errlen) ||
+        !agreed(w, collectives, prepare_collective(w, collectives, err, errlen) == 0, err,
+                errlen)) {
         discard_writer(w);
         return NULL;
     }

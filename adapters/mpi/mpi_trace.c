@@ -193,7 +193,8 @@ static mpi_trace_job *mpi_of(const hp_trace_job *job)
 
 /* Event counts of every location of the job at rank 0, in rank then thread order (the
  * order of the unified profile's locations). Returns a malloc'd array on rank 0. */
-static uint64_t *gather_counts(const hp_trace_job *job, const uint64_t *mine, int nmine)
+static uint64_t *gather_counts(const hp_trace_job *job, const uint64_t *mine, int nmine,
+                               size_t *ntotal)
 {
     const mpi_trace_job *m = mpi_of(job);
     int *counts = m->rank == 0 ? calloc((size_t)m->size, sizeof(int)) : NULL;
@@ -212,6 +213,7 @@ static uint64_t *gather_counts(const hp_trace_job *job, const uint64_t *mine, in
                            m->comm);
     free(counts);
     free(displs);
+    *ntotal = all != NULL ? (size_t)total : 0;
     return all;
 }
 

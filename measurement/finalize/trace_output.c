@@ -368,6 +368,23 @@ static void reduce_span(const hp_trace_job *job, hp_trace_writer *w, uint64_t sp
         job->reduce_span(job, span);
 }
 
+/* Rank 0's global definitions, which need one event count per location of merged: a
+ * process that could not count (out of memory) sent none, and then they are not
+ * written, said once, rather than read past the counts. */
+static void write_global_defs(hp_trace_writer *w, const hp_profile *merged,
+                              const uint64_t *all, size_t nall, const uint64_t span[2])
+{
+    char err[512];
+    size_t need = merged != NULL ? merged->nlocations : 0;
+    if (all == NULL || nall < need)
+        hp_error("trace: global definitions not written: event counts of %zu of %zu "
+                 "locations are missing (out of memory)", need - (all != NULL ? nall : 0),
+                 need);
+    else if (hp_trace_writer_global_defs(w, merged, all, 1e9, span[0], span[1], err,
+                                         sizeof(err)) < 0)
+        hp_error("trace: %s", err);
+}
+
 /* This process's locations, then rank 0's global definitions with every location's
  * event count, then the collective close. */
 static void write_archive(hp_trace_writer *w, const hp_profile *merged,
@@ -379,23 +396,23 @@ static void write_archive(hp_trace_writer *w, const hp_profile *merged,
                                                       : NULL;
     const hp_profile_cnode *cnodes = merged != NULL ? merged->cnodes : NULL;
     hp_trace_tree tree = { job->call_tree != NULL ? shared : cnodes, (size_t)ncnodes };
-    size_t nlocal = hp_location_count(), n = nlocal;
+    size_t nlocal = hp_location_count(), n = nlocal, nall = 0;
     if (merged != NULL && merged->nlocations > n)
         n = merged->nlocations;
     uint64_t *mine = calloc(n ? n : 1, sizeof(uint64_t));
     if (mine != NULL)
         hp_trace_output_locations(w, job->rank, u->region_map, u->comm_map, u->ncomm_map,
                                   &tree, mine);
-    uint64_t *all = job->gather_counts != NULL
-                        ? job->gather_counts(job, mine, mine != NULL ? (int)nlocal : 0)
-                        : mine;
+    uint64_t *all = mine;
+    if (job->gather_counts != NULL)
+        all = job->gather_counts(job, mine, mine != NULL ? (int)nlocal : 0, &nall);
+    else if (mine != NULL)
+        nall = nlocal;
     uint64_t span[2];
     reduce_span(job, w, span);
     hp_trace_writer_set_comms(w, u->comms, u->ncomms);
-    if (job->rank == 0 &&
-        (all == NULL || hp_trace_writer_global_defs(w, merged, all, 1e9, span[0], span[1],
-                                                    err, sizeof(err)) < 0))
-        hp_error("trace: %s", all == NULL ? "out of memory" : err);
+    if (job->rank == 0)
+        write_global_defs(w, merged, all, nall, span);
     if (hp_trace_writer_close(w, err, sizeof(err)) < 0) {
         if (job->otf2 != NULL)
             hp_error("rank %d: trace: %s", job->rank, err);

@@ -81,8 +81,10 @@ struct hp_trace_job {
     hp_profile_cnode *(*call_tree)(const hp_trace_job *job, const hp_profile *merged,
                                    uint64_t *n);
     /* Every location's event count at rank 0, in rank then location order, from this
-     * process's n counts: a malloc'd array on rank 0, NULL elsewhere. */
-    uint64_t *(*gather_counts)(const hp_trace_job *job, const uint64_t *mine, int n);
+     * process's n counts: a malloc'd array of *total counts on rank 0, NULL elsewhere.
+     * A process that could not count sends none, so *total may fall short. */
+    uint64_t *(*gather_counts)(const hp_trace_job *job, const uint64_t *mine, int n,
+                               size_t *total);
     /* The job's time span at rank 0: the smallest first, the largest last. */
     void (*reduce_span)(const hp_trace_job *job, uint64_t span[2]);
     void *arg;

@@ -276,8 +276,10 @@ int hp_trace_output_locations(hp_trace_writer *w, int rank, const uint32_t *regi
 {
     size_t n;
     hp_location **locs = locations_in_order(&n);
-    if (locs == NULL)
+    if (locs == NULL) {
+        hp_error("trace: rank %d: out of memory listing the locations; none written", rank);
         return -1;
+    }
     /* Hybrid (sampling on, the same on every process): regions as calling-context
      * events, never next to Enter/Leave (OTF2: mutually exclusive in a trace). */
     bool hybrid = hp_cfg.sampling_frequency != 0 && tree != NULL && tree->ncnodes > 0;
@@ -315,7 +317,8 @@ int hp_trace_output_locations(hp_trace_writer *w, int rank, const uint32_t *regi
         int64_t written = hp_trace_writer_location(w, id, &clock, next_mapped, &m, err,
                                                    sizeof(err));
         if (written < 0) {
-            hp_error("trace: %s", err);
+            hp_error("trace: location %u of rank %d not written: %s", locs[i]->id, rank,
+                     err[0] != '\0' ? err : "the OTF2 writer gave no reason");
             rc = -1;
         } else {
             counts[i] = (uint64_t)written;
@@ -400,9 +403,13 @@ static void write_archive(hp_trace_writer *w, const hp_profile *merged,
     if (merged != NULL && merged->nlocations > n)
         n = merged->nlocations;
     uint64_t *mine = calloc(n ? n : 1, sizeof(uint64_t));
-    if (mine != NULL)
+    /* A location that failed was said; the definitions are written all the same, so the
+     * others stay readable. */
+    if (mine != NULL &&
         hp_trace_output_locations(w, job->rank, u->region_map, u->comm_map, u->ncomm_map,
-                                  &tree, mine);
+                                  &tree, mine) < 0)
+        hp_warn("trace: rank %d: events are missing from the trace (see above)",
+                job->rank);
     uint64_t *all = mine;
     if (job->gather_counts != NULL)
         all = job->gather_counts(job, mine, mine != NULL ? (int)nlocal : 0, &nall);

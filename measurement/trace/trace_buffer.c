@@ -21,8 +21,21 @@
 /* No marker region (hp_trace_host's markers before the setup). */
 #define NO_REGION UINT32_MAX
 
+/* Before the setup (an event on a thread that started early): no pages, so the event is
+ * counted lost, and time 0. */
+static void *no_pages(size_t bytes)
+{
+    (void)bytes;
+    return NULL;
+}
+
+static uint64_t no_time(void)
+{
+    return 0;
+}
+
 static size_t chunk_limit = 2;
-static hp_trace_host host = { NULL, NULL, { NO_REGION, NO_REGION, NO_REGION } };
+static hp_trace_host host = { no_pages, no_time, { NO_REGION, NO_REGION, NO_REGION } };
 static _Atomic unsigned spill_serial;
 static uint64_t adaptive_bytes;  /* > 0: HP_TRACE_ADAPTIVE, each location's buffer */
 static uint64_t adaptive_period; /* ns between samples at the start frequency */

@@ -6,8 +6,8 @@
  * it with one shared mapping (hp_trace_output_set_host_clock), other hosts add their
  * measured offset.
  */
-#ifndef HP_MEASUREMENT_TRACE_OUTPUT_H
-#define HP_MEASUREMENT_TRACE_OUTPUT_H
+#ifndef HP_MEASUREMENT_FINALIZE_TRACE_OUTPUT_H
+#define HP_MEASUREMENT_FINALIZE_TRACE_OUTPUT_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -34,7 +34,7 @@
 #include "signals.h"
 #include "measurement/core/subtree.h"
 #include "measurement/core/timer.h"
-#include "measurement/core/trace_host.h"
+#include "measurement/core/trace_provider.h"
 #include "measurement/trace/trace_buffer.h"
 #include "util/compiler.h"
 #include "util/escape.h"

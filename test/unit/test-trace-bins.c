@@ -10,7 +10,7 @@
 #include "measurement/core/memory.h"
 #include "measurement/core/region.h"
 #include "measurement/trace/trace_bins.h"
-#include "measurement/core/trace_host.h"
+#include "measurement/core/trace_provider.h"
 #include "measurement/trace/trace_buffer.h"
 
 #include "test.h"

@@ -3,7 +3,7 @@
  * <dir>/traces.otf2 on every process (POSIX substrate, no compression, 1 MiB event and
  * 4 MiB definition chunks), the errors of every OTF2 call, and the collective close with
  * each location's local definitions. The events of the locations are trace_events.c,
- * rank 0's global definitions trace_defs.c; the three share trace_archive.h.
+ * rank 0's global definitions trace_defs.c; the three share internal.h.
  *
  * Why it looks the way it does:
  *  - libotf2 keeps a location's event chunks in memory until the writer is closed unless
@@ -13,7 +13,7 @@
  *    return success) and prints the rest as multi-line stderr noise. An error callback
  *    keeps the first message for our one-line error and makes every later check fail.
  */
-#include "otf2-writer/trace_archive.h"
+#include "otf2-writer/internal.h"
 
 #include <ctype.h>
 #include <errno.h>

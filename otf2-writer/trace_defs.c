@@ -6,7 +6,7 @@
  * definitions. Definitions of a class need ids 0, 1, 2, ... in write order; strings are
  * interned and each new one is written just before its first user.
  */
-#include "otf2-writer/trace_archive.h"
+#include "otf2-writer/internal.h"
 
 #include <inttypes.h>
 #include <stdio.h>

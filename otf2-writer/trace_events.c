@@ -5,7 +5,7 @@
  * of the same location; clock correction can produce that, so timestamps are clamped
  * and the clamps counted. The archive around them is trace_archive.c.
  */
-#include "otf2-writer/trace_archive.h"
+#include "otf2-writer/internal.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

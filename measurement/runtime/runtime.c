@@ -24,6 +24,7 @@
 #include "measurement/core/config.h"
 #include "measurement/finalize/experiment.h"
 #include "measurement/core/filter.h"
+#include "measurement/core/job.h"
 #include "measurement/finalize/finalize.h"
 #include "measurement/core/location.h"
 #include "measurement/core/memory.h"

@@ -6,7 +6,9 @@
  * call added, dropped or moved would hang an MPI run; here it fails a test. A failed
  * agreement, at the open or after OTF2's collective opening, must end the sequence.
  */
+#include <fcntl.h>
 #include <ftw.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +24,7 @@ typedef struct fake_job {
     char calls[256];
     int agrees;  /* agreements so far */
     int fail_at; /* the agreement (1, 2, ...) that fails; 0 = none */
+    bool short_counts; /* gather_counts: as if a process had sent no counts */
 } fake_job;
 
 static void record(fake_job *f, const char *name)
@@ -76,7 +79,7 @@ static uint64_t *gather_counts(const hp_trace_job *job, const uint64_t *mine, in
     uint64_t *all = calloc(n > 0 ? (size_t)n : 1, sizeof(uint64_t));
     if (all != NULL && n > 0)
         memcpy(all, mine, (size_t)n * sizeof(uint64_t));
-    *total = all != NULL ? (size_t)n : 0;
+    *total = all != NULL && !fake_of(job)->short_counts ? (size_t)n : 0;
     return all;
 }
 
@@ -97,24 +100,30 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
 /* Runs the trace step with the fake job into a fresh directory, as rank 1 (rank 0's
  * global definitions are no collective and would need a whole profile); returns
  * whether the archive's anchor file exists afterwards (written when it is closed). */
-static int run_trace(fake_job *f, char *calls, size_t len)
+static int run_trace_as(fake_job *f, int rank, const hp_profile *merged, char *calls,
+                       size_t len)
 {
     char dir[] = "/tmp/test-trace-output.XXXXXX";
     if (mkdtemp(dir) == NULL)
         return -1;
     hp_trace_collectives otf2 = { .install = install, .agree = agree, .arg = f };
-    hp_trace_job job = { .rank = 1, .otf2 = &otf2, .says_why = says_why,
+    hp_trace_job job = { .rank = rank, .otf2 = &otf2, .says_why = says_why,
                          .agree_cut = agree_cut, .call_tree = call_tree,
                          .gather_counts = gather_counts, .reduce_span = reduce_span,
                          .arg = f };
     hp_trace_unified unified = { 0 };
-    hp_trace_cut_free(hp_trace_output_write(dir, NULL, &job, &unified));
+    hp_trace_cut_free(hp_trace_output_write(dir, merged, &job, &unified));
     char anchor[64];
     snprintf(anchor, sizeof(anchor), "%s/traces.otf2", dir);
     int closed = access(anchor, F_OK) == 0;
     nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
     snprintf(calls, len, "%s", f->calls);
     return closed;
+}
+
+static int run_trace(fake_job *f, char *calls, size_t len)
+{
+    return run_trace_as(f, 1, NULL, calls, len);
 }
 
 /* The trace step with agreement fail_at failing (0: none) makes exactly the calls
@@ -145,6 +154,33 @@ TEST(failed_second_agreement_ends_the_collectives)
     return expect(2, "agree install agree says_why", 1);
 }
 
+/* Rank 0 got fewer event counts than the unified profile has locations (a process ran
+ * out of memory and sent none): the global definitions are not written, and it says so,
+ * instead of reading counts past the end. */
+TEST(missing_counts_leave_out_the_global_definitions)
+{
+    char log[] = "/tmp/test-trace-output-log.XXXXXX";
+    int fd = mkstemp(log);
+    ASSERT(fd >= 0);
+    fflush(stderr);
+    ASSERT(dup2(fd, STDERR_FILENO) >= 0);
+    fake_job f = { .short_counts = true };
+    hp_profile merged = { .nlocations = 2 };
+    char calls[256];
+    run_trace_as(&f, 0, &merged, calls, sizeof(calls));
+    fflush(stderr);
+    char said[512] = "";
+    ssize_t n = pread(fd, said, sizeof(said) - 1, 0);
+    close(fd);
+    unlink(log);
+    ASSERT(n > 0);
+    ASSERT_STR_EQ(said, "hpmeasure: trace: global definitions not written: event counts of 2 "
+                        "of 2 locations are missing (out of memory)\n");
+    ASSERT_STR_EQ(calls, "agree install agree cut tree counts span");
+    return 0;
+}
+
 HP_TEST_LIST(TEST_ENTRY(collectives_in_order),
              TEST_ENTRY(failed_open_agreement_ends_the_collectives),
-             TEST_ENTRY(failed_second_agreement_ends_the_collectives));
+             TEST_ENTRY(failed_second_agreement_ends_the_collectives),
+             TEST_ENTRY(missing_counts_leave_out_the_global_definitions));

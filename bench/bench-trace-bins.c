@@ -39,7 +39,7 @@
 #include "bench.h"
 #include "measurement/core/memory.h"
 #include "measurement/trace/trace_bins.h"
-#include "measurement/core/trace_host.h"
+#include "measurement/core/trace_provider.h"
 #include "measurement/trace/trace_buffer.h"
 
 static unsigned long long now(void)

@@ -3,7 +3,7 @@
  * <dir>/traces.otf2 on every process (POSIX substrate, no compression, 1 MiB event and
  * 4 MiB definition chunks), the errors of every OTF2 call, and the collective close with
  * each location's local definitions. The events of the locations are trace_events.c,
- * rank 0's global definitions trace_defs.c; the three share trace_archive.h.
+ * rank 0's global definitions trace_defs.c; the three share internal.h.
  *
  * Why it looks the way it does:
  *  - libotf2 keeps a location's event chunks in memory until the writer is closed unless
@@ -13,7 +13,7 @@
  *    return success) and prints the rest as multi-line stderr noise. An error callback
  *    keeps the first message for our one-line error and makes every later check fail.
  */
-#include "otf2-writer/trace_archive.h"
+#include "otf2-writer/internal.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -107,8 +107,8 @@ int hp__otf2_check(hp_trace_writer *w, OTF2_ErrorCode rc, const char *what, char
     const char *name = OTF2_Error_GetName(code);
     bool named = name != NULL && !isdigit((unsigned char)name[0]);
     hp__otf2_error(err, errlen, "%s: %s failed: %s%s%s%s%s%s", w->anchor_path, what,
-              OTF2_Error_GetDescription(code), named ? " (" : "", named ? name : "",
-              named ? ")" : "", w->otf2_message[0] ? ": " : "", w->otf2_message);
+                   OTF2_Error_GetDescription(code), named ? " (" : "", named ? name : "",
+                   named ? ")" : "", w->otf2_message[0] ? ": " : "", w->otf2_message);
     return -1;
 }
 
@@ -244,14 +244,14 @@ static int set_collectives(hp_trace_writer *w, const hp_trace_collectives *c, ch
 {
     if (c == NULL)
         return hp__otf2_check(w, OTF2_Archive_SetSerialCollectiveCallbacks(w->archive),
-                          "OTF2_Archive_SetSerialCollectiveCallbacks", err, errlen);
+                              "OTF2_Archive_SetSerialCollectiveCallbacks", err, errlen);
     if (c->install == NULL) {
         hp__otf2_error(err, errlen, "%s: collectives given without an install function",
-                  w->anchor_path);
+                       w->anchor_path);
         return -1;
     }
     return hp__otf2_check(w, c->install(w->archive, c->arg), "installing the collective callbacks",
-                      err, errlen);
+                          err, errlen);
 }
 
 /* The order libotf2 wants: callbacks first (setting the collectives creates the
@@ -260,10 +260,10 @@ static int set_collectives(hp_trace_writer *w, const hp_trace_collectives *c, ch
 static int prepare_local(hp_trace_writer *w, char *err, size_t errlen)
 {
     return hp__otf2_check(w, OTF2_Archive_SetFlushCallbacks(w->archive, &flush_callbacks, NULL),
-                      "OTF2_Archive_SetFlushCallbacks", err, errlen) != 0 ||
+                          "OTF2_Archive_SetFlushCallbacks", err, errlen) != 0 ||
                    hp__otf2_check(w, OTF2_Archive_SetMemoryCallbacks(w->archive, &memory_callbacks,
-                                                                 NULL),
-                              "OTF2_Archive_SetMemoryCallbacks", err, errlen) != 0
+                                                                     NULL),
+                                  "OTF2_Archive_SetMemoryCallbacks", err, errlen) != 0
                ? -1
                : 0;
 }
@@ -275,10 +275,10 @@ static int prepare_collective(hp_trace_writer *w, const hp_trace_collectives *co
         return -1;
     w->collectives_set = true;
     if (hp__otf2_check(w, OTF2_Archive_SetCreator(w->archive, TRACE_CREATOR),
-                   "OTF2_Archive_SetCreator", err, errlen) != 0)
+                       "OTF2_Archive_SetCreator", err, errlen) != 0)
         return -1;
     return hp__otf2_check(w, OTF2_Archive_OpenEvtFiles(w->archive), "OTF2_Archive_OpenEvtFiles",
-                      err, errlen);
+                          err, errlen);
 }
 
 /* OTF2 3.0 aborts the process when an archive whose collective callbacks were never
@@ -321,22 +321,31 @@ static hp_trace_writer *open_local(const char *directory, int rank,
     return w;
 }
 
+/* Whether every process got as far as this one did (ok); without agreement (serial)
+ * only this one counts. A process that succeeded itself says why it gives up. */
+static int agreed(hp_trace_writer *w, const hp_trace_collectives *c, int ok, char *err,
+                  size_t errlen)
+{
+    if (c == NULL || c->agree == NULL || c->agree(ok, c->arg))
+        return ok;
+    if (ok)
+        hp__otf2_error(err, errlen, "%s: not opened, because another process could not open "
+                       "it", w->anchor_path);
+    return 0;
+}
+
 hp_trace_writer *hp_trace_writer_open(const char *directory, int rank,
                                       const hp_trace_collectives *collectives,
                                       char *err, size_t errlen)
 {
     hp__otf2_clear(err, errlen);
     hp_trace_writer *w = open_local(directory, rank, collectives, err, errlen);
-    /* No process may enter OTF2's collectives unless every process can. */
-    if (collectives != NULL && collectives->agree != NULL &&
-        !collectives->agree(w != NULL, collectives->arg)) {
-        if (w != NULL)
-            hp__otf2_error(err, errlen, "%s: not opened, because another process could not open "
-                      "it", w->anchor_path);
-        discard_writer(w);
-        return NULL;
-    }
-    if (w != NULL && prepare_collective(w, collectives, err, errlen) != 0) {
+    /* No process may enter OTF2's collectives unless every process can, and none goes on
+     * to the collectives after them (the cut, the counts, the close) unless every
+     * process came through. */
+    if (!agreed(w, collectives, w != NULL, err, errlen) ||
+        !agreed(w, collectives, prepare_collective(w, collectives, err, errlen) == 0, err,
+                errlen)) {
         discard_writer(w);
         return NULL;
     }
@@ -364,8 +373,8 @@ static int write_clock_offsets(hp_trace_writer *w, OTF2_DefWriter *dw, char *err
     int rc = 0;
     for (int i = 0; i < 2 && w->clock_error_set; i++)
         rc |= hp__otf2_check(w, OTF2_DefWriter_WriteClockOffset(dw, w->clock_time[i], 0,
-                                                            w->clock_error[i]),
-                         "OTF2_DefWriter_WriteClockOffset", err, errlen);
+                                                                w->clock_error[i]),
+                             "OTF2_DefWriter_WriteClockOffset", err, errlen);
     return rc;
 }
 
@@ -376,20 +385,20 @@ static int write_local_defs(hp_trace_writer *w, char *err, size_t errlen)
 {
     /* No early return: Open/CloseDefFiles are collective. */
     int rc = hp__otf2_check(w, OTF2_Archive_OpenDefFiles(w->archive), "OTF2_Archive_OpenDefFiles",
-                        err, errlen);
+                            err, errlen);
     for (size_t i = 0; i < w->nlocations; i++) {
         OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(w->archive, w->locations[i]);
         if (dw == NULL) {
             rc |= hp__otf2_check(w, OTF2_ERROR_INVALID_CALL, "OTF2_Archive_GetDefWriter", err,
-                             errlen);
+                                 errlen);
             continue;
         }
         rc |= write_clock_offsets(w, dw, err, errlen);
         rc |= hp__otf2_check(w, OTF2_Archive_CloseDefWriter(w->archive, dw),
-                         "OTF2_Archive_CloseDefWriter", err, errlen);
+                             "OTF2_Archive_CloseDefWriter", err, errlen);
     }
     rc |= hp__otf2_check(w, OTF2_Archive_CloseDefFiles(w->archive), "OTF2_Archive_CloseDefFiles",
-                     err, errlen);
+                         err, errlen);
     return rc;
 }
 
@@ -401,7 +410,7 @@ int hp_trace_writer_close(hp_trace_writer *w, char *err, size_t errlen)
     /* Every step runs even after a failure: they are collective. check_otf2 also fails
      * when OTF2 reported an error earlier that its return codes swallowed. */
     int rc = hp__otf2_check(w, OTF2_Archive_CloseEvtFiles(w->archive),
-                        "OTF2_Archive_CloseEvtFiles", err, errlen);
+                            "OTF2_Archive_CloseEvtFiles", err, errlen);
     rc |= write_local_defs(w, err, errlen);
     rc |= hp__otf2_check(w, OTF2_Archive_Close(w->archive), "OTF2_Archive_Close", err, errlen);
     free_writer(w);

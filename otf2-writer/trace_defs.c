@@ -6,7 +6,7 @@
  * definitions. Definitions of a class need ids 0, 1, 2, ... in write order; strings are
  * interned and each new one is written just before its first user.
  */
-#include "otf2-writer/trace_archive.h"
+#include "otf2-writer/internal.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -118,7 +118,7 @@ static OTF2_StringRef str(global_defs *d, const char *s)
     OTF2_StringRef id = intern(&d->strings, s);
     if (id == OTF2_UNDEFINED_STRING) {
         hp__otf2_error(d->err, d->errlen, "%s: out of memory for definition strings",
-                  d->w->anchor_path);
+                       d->w->anchor_path);
         d->failed = 1;
     } else if (d->strings.n != before && !d->failed) {
         put(d, OTF2_GlobalDefWriter_WriteString(d->writer, id, s), "String");
@@ -419,14 +419,14 @@ static void put_marker_contexts(global_defs *d)
     size_t n = d->p->ncnodes;
     if ((uint64_t)(n + 1) * (d->w->nmarkers + 1) >= UINT32_MAX - 1) {
         hp__otf2_error(d->err, d->errlen, "%s: %zu call paths are too many for the calling "
-                  "contexts of %u marker regions", d->w->anchor_path, n, d->w->nmarkers);
+                       "contexts of %u marker regions", d->w->anchor_path, n, d->w->nmarkers);
         d->failed = 1;
         return;
     }
     for (unsigned k = 0; k < d->w->nmarkers; k++) {
         if (d->w->markers[k] >= d->p->nregions) {
             hp__otf2_error(d->err, d->errlen, "%s: marker region %u is not defined (%zu regions)",
-                      d->w->anchor_path, d->w->markers[k], d->p->nregions);
+                           d->w->anchor_path, d->w->markers[k], d->p->nregions);
             d->failed = 1;
             return;
         }
@@ -507,7 +507,7 @@ static void put_definitions(global_defs *d, double ticks_per_second, uint64_t fi
 static int fail_profile(global_defs *d, const char *what, size_t index)
 {
     hp__otf2_error(d->err, d->errlen, "%s: profile: %s (index %zu)", d->w->anchor_path, what,
-              index);
+                   index);
     return -1;
 }
 
@@ -573,12 +573,12 @@ static int write_global_defs(global_defs *d, double ticks_per_second, uint64_t f
 {
     const char *machine = d->p->machine_name ? d->p->machine_name : "Linux";
     if (hp__otf2_check(d->w, OTF2_Archive_SetMachineName(d->w->archive, machine),
-                   "OTF2_Archive_SetMachineName", d->err, d->errlen) != 0)
+                       "OTF2_Archive_SetMachineName", d->err, d->errlen) != 0)
         return -1;
     d->writer = OTF2_Archive_GetGlobalDefWriter(d->w->archive);
     if (d->writer == NULL)
         return hp__otf2_check(d->w, OTF2_ERROR_INVALID_CALL, "OTF2_Archive_GetGlobalDefWriter",
-                          d->err, d->errlen);
+                              d->err, d->errlen);
     put_definitions(d, ticks_per_second, first, last);
     return d->failed ? -1 : 0;
 }
@@ -591,14 +591,14 @@ int hp_trace_writer_global_defs(hp_trace_writer *w, const hp_profile *p,
     hp__otf2_clear(err, errlen);
     if (w->rank != 0) {
         hp__otf2_error(err, errlen, "%s: global definitions are written on rank 0 only, not %d",
-                  w->anchor_path, w->rank);
+                       w->anchor_path, w->rank);
         return -1;
     }
     if (!(ticks_per_second >= 1.0) || p->nprocesses == 0 || p->nprocesses > UINT32_MAX ||
         p->nregions >= UINT32_MAX || (p->nlocations > 0 && events == NULL)) {
         hp__otf2_error(err, errlen, "%s: global definitions: bad arguments (%g ticks/s, %zu "
-                  "processes, %zu regions)", w->anchor_path, ticks_per_second, p->nprocesses,
-                  p->nregions);
+                       "processes, %zu regions)", w->anchor_path, ticks_per_second, p->nprocesses,
+                       p->nregions);
         return -1;
     }
     global_defs d = { .w = w, .p = p, .events = events, .err = err, .errlen = errlen,

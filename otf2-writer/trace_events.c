@@ -5,7 +5,7 @@
  * of the same location; clock correction can produce that, so timestamps are clamped
  * and the clamps counted. The archive around them is trace_archive.c.
  */
-#include "otf2-writer/trace_archive.h"
+#include "otf2-writer/internal.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -195,7 +195,7 @@ static int write_event(hp_trace_writer *w, location_stream *s, const hp_trace_ev
     }
     default:
         hp__otf2_error(err, errlen, "%s: location %#" PRIx64 ": event %" PRIu64
-                  " has unknown kind %" PRIu32, w->anchor_path, s->id, s->written, e->kind);
+                       " has unknown kind %" PRIu32, w->anchor_path, s->id, s->written, e->kind);
         return -1;
     }
     if (hp__otf2_check(w, rc, "writing an event", err, errlen) != 0)
@@ -216,7 +216,7 @@ static int write_events(hp_trace_writer *w, location_stream *s,
         for (size_t i = 0; i < n; i += hp_trace_slots(events[i].kind)) {
             if (i + hp_trace_slots(events[i].kind) > n) {
                 hp__otf2_error(err, errlen, "%s: location %#" PRIx64 ": an event's arguments are "
-                          "cut off", w->anchor_path, s->id);
+                               "cut off", w->anchor_path, s->id);
                 return -1;
             }
             if (write_event(w, s, &events[i], err, errlen) != 0)
@@ -224,7 +224,7 @@ static int write_events(hp_trace_writer *w, location_stream *s,
         }
     if (more != 0) {
         hp__otf2_error(err, errlen, "%s: location %#" PRIx64 ": reading the buffered events failed",
-                  w->anchor_path, s->id);
+                       w->anchor_path, s->id);
         return -1;
     }
     if (s->written > 0 && is_master(s) && write_program_end(w, s, err, errlen) != 0)
@@ -241,7 +241,7 @@ static int add_location(hp_trace_writer *w, uint64_t id, char *err, size_t errle
     for (size_t i = 0; i < w->nlocations; i++)
         if (w->locations[i] == id) {
             hp__otf2_error(err, errlen, "%s: location %#" PRIx64 " written twice", w->anchor_path,
-                      id);
+                           id);
             return -1;
         }
     if (w->nlocations == w->locations_cap) {
@@ -291,16 +291,16 @@ int64_t hp_trace_writer_location(hp_trace_writer *w, uint64_t location_id,
     uint64_t counted = 0;
     if (rc == 0)
         rc = hp__otf2_check(w, OTF2_EvtWriter_GetNumberOfEvents(s.writer, &counted),
-                        "OTF2_EvtWriter_GetNumberOfEvents", err, errlen);
+                            "OTF2_EvtWriter_GetNumberOfEvents", err, errlen);
     /* Closed even after a failure: it releases the chunks and must precede
      * CloseEvtFiles. */
     if (hp__otf2_check(w, OTF2_Archive_CloseEvtWriter(w->archive, s.writer),
-                   "OTF2_Archive_CloseEvtWriter", err, errlen) != 0 || rc != 0)
+                       "OTF2_Archive_CloseEvtWriter", err, errlen) != 0 || rc != 0)
         return -1;
     if (counted != s.written) {
         hp__otf2_error(err, errlen, "%s: location %#" PRIx64 ": OTF2 counted %" PRIu64
-                  " events, %" PRIu64 " were written", w->anchor_path, location_id, counted,
-                  s.written);
+                       " events, %" PRIu64 " were written", w->anchor_path, location_id, counted,
+                       s.written);
         return -1;
     }
     return (int64_t)counted;

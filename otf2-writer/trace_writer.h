@@ -44,10 +44,10 @@ typedef struct hp_trace_clock {
  * which the writer itself must not depend on). */
 typedef struct hp_trace_collectives {
     OTF2_ErrorCode (*install)(OTF2_Archive *archive, void *arg);
-    /* Optional: called by hp_trace_writer_open on every process with whether its local
-     * preparation succeeded; returns nonzero only when it succeeded everywhere. Without
-     * agreement, a process that failed early would leave the others waiting in OTF2's
-     * collectives. */
+    /* Optional: called twice by hp_trace_writer_open on every process, with whether its
+     * local preparation succeeded and then whether OTF2's collective opening did; returns
+     * nonzero only when it succeeded everywhere. Without agreement, a process that failed
+     * would leave the others waiting in the collectives that follow. */
     int (*agree)(int ok, void *arg);
     void *arg;
 } hp_trace_collectives;

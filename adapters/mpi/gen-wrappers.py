@@ -581,7 +581,7 @@ def main():
          "#include <dlfcn.h>", "#include <mpi.h>", "#include <stddef.h>", "#include <string.h>",
          '#include "mpi_adapter.h"', '#include "mpi_bytes.h"', '#include "mpi_comms.h"',
          '#include "mpi_event.h"', '#include "mpi_lifecycle.h"', '#include "mpi_requests.h"',
-         '#include "mpi_functions.h"',
+         '#include "mpi_trace_rules.h"', '#include "mpi_functions.h"',
          '#include "measurement/core/runtime_calls.h"', "",
          "#pragma GCC diagnostic ignored \"-Wunused-parameter\"", "",
          "#define HP_MPI_API __attribute__((visibility(\"default\")))", "",

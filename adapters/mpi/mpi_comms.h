@@ -49,12 +49,13 @@ uint32_t hp_mpi_comm_local_id(MPI_Comm comm);
  * the trace's cut), or -1 when it is not known (an intercommunicator, an unrecorded one). */
 int64_t hp_mpi_comm_world_rank(uint32_t local_id, uint32_t peer, int my_world_rank);
 
-/* Collective over comm (the adapter's private duplicate of MPI_COMM_WORLD, whose
- * point-to-point helpers of mpi_trace.h it uses): unifies the registries. Rank 0
- * gets the definitions in *defs / *ndefs (global ids 2 + index; free with
- * hp_mpi_comms_free_defs); every rank gets *map, local id -> global id (malloc'd, with
- * *nmap entries; NULL when out of memory on some rank: then *ndefs is 0 as well).
- * Returns 0, or -1 when some rank ran out of memory (comm events are dropped then). */
+/* Collective over comm (the adapter's private duplicate of MPI_COMM_WORLD, the
+ * transport's of mpi_transport.h, over which it calls the off-CPU collectives of
+ * mpi_offcpu.h): unifies the registries. Rank 0 gets the definitions in *defs / *ndefs
+ * (global ids 2 + index; free with hp_mpi_comms_free_defs); every rank gets *map, local
+ * id -> global id (malloc'd, with *nmap entries; NULL when out of memory on some rank:
+ * then *ndefs is 0 as well). Returns 0, or -1 when some rank ran out of memory (comm
+ * events are dropped then). */
 int hp_mpi_comms_unify(MPI_Comm comm, int rank, hp_trace_comm **defs, uint32_t *ndefs,
                        uint32_t **map, uint32_t *nmap);
 void hp_mpi_comms_free_defs(hp_trace_comm *defs, uint32_t ndefs);

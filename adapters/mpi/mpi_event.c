@@ -22,7 +22,6 @@
 #include "adapters/mpi/mpi_functions.h"
 #include "adapters/mpi/mpi_plugins.h"
 #include "adapters/mpi/mpi_selection.h"
-#include "adapters/mpi/mpi_waitstates.h"
 #include "measurement/core/config.h"
 #include "measurement/core/event.h"
 #include "measurement/core/location.h"
@@ -31,6 +30,7 @@
 #include "measurement/core/region.h"
 #include "measurement/runtime/runtime.h"
 #include "measurement/sampling/sampling.h"
+#include "measurement/waitstates/waitstates.h"
 #include "util/compiler.h"
 
 static _Atomic(hp_region *) *mpi_regions; /* one per function, NULL until first use */

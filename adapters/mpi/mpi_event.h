@@ -21,4 +21,8 @@ void hp_mpi_exit_no_bytes(hp_mpi_frame *f);
  * (mpi_selection.h) or hp__mpi_plugin_selected changed. */
 void hp__mpi_modes_update(void);
 
+/* OTF2's collective operation of function fn plus one (0 = not a collective we trace;
+ * non-blocking variants map to the operation of the blocking one). */
+unsigned hp_mpi_collective_op(unsigned fn);
+
 #endif

@@ -21,6 +21,7 @@
 #include "adapters/mpi/mpi_transport.h"
 #include "adapters/mpi/mpi_waitstates.h"
 #include "measurement/core/config.h"
+#include "measurement/core/job.h"
 #include "measurement/finalize/experiment.h"
 #include "measurement/finalize/finalize.h"
 #include "measurement/runtime/runtime.h"

@@ -193,7 +193,8 @@ static mpi_trace_job *mpi_of(const hp_trace_job *job)
 
 /* Event counts of every location of the job at rank 0, in rank then thread order (the
  * order of the unified profile's locations). Returns a malloc'd array on rank 0. */
-static uint64_t *gather_counts(const hp_trace_job *job, const uint64_t *mine, int nmine)
+static uint64_t *gather_counts(const hp_trace_job *job, const uint64_t *mine, int nmine,
+                               size_t *ntotal)
 {
     const mpi_trace_job *m = mpi_of(job);
     int *counts = m->rank == 0 ? calloc((size_t)m->size, sizeof(int)) : NULL;
@@ -212,6 +213,7 @@ static uint64_t *gather_counts(const hp_trace_job *job, const uint64_t *mine, in
                            m->comm);
     free(counts);
     free(displs);
+    *ntotal = all != NULL ? (size_t)total : 0;
     return all;
 }
 
@@ -281,11 +283,16 @@ static void write_trace(const char *directory, const hp_profile *merged, MPI_Com
     hp_finalize_phase_enter(HP_PHASE_TRACE);
     int ok = map != NULL && directory[0] != '\0', all_ok = 0;
     hp__mpi_offcpu_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm);
-    mpi_trace_job m = { comm, rank, size, INT_MAX, comm_map, ncomm_map };
-    hp_trace_collectives otf2 = { install_mpi_collectives, agree_on_open, &m };
-    hp_trace_job job = { rank, &otf2, says_why, agree_cut, call_tree, gather_counts,
-                         reduce_span, &m };
-    hp_trace_unified unified = { map, comm_map, ncomm_map, comms, ncomms };
+    mpi_trace_job m = { .comm = comm, .rank = rank, .size = size, .first_failed = INT_MAX,
+                        .comm_map = comm_map, .ncomm_map = ncomm_map };
+    hp_trace_collectives otf2 = { .install = install_mpi_collectives,
+                                  .agree = agree_on_open, .arg = &m };
+    hp_trace_job job = { .rank = rank, .otf2 = &otf2, .says_why = says_why,
+                         .agree_cut = agree_cut, .call_tree = call_tree,
+                         .gather_counts = gather_counts, .reduce_span = reduce_span,
+                         .arg = &m };
+    hp_trace_unified unified = { .region_map = map, .comm_map = comm_map,
+                                 .ncomm_map = ncomm_map, .comms = comms, .ncomms = ncomms };
     hp_trace_cut *cut = NULL;
     if (all_ok)
         cut = hp_trace_output_write(directory, merged, &job, &unified);

@@ -9,8 +9,11 @@
  * completion, found there by the completing call, is written at once by
  * hp_mpi_trace_completion (mpi_trace_events.c), between that call's Enter and Leave.
  */
+#include "adapters/mpi/mpi_trace_rules.h"
+
 #include "adapters/mpi/mpi_adapter.h"
 #include "adapters/mpi/mpi_comms.h"
+#include "adapters/mpi/mpi_event.h"
 #include "adapters/mpi/mpi_requests.h"
 #include "adapters/mpi/mpi_trace_events.h"
 #include "adapters/mpi/mpi_waitstates.h"

@@ -50,6 +50,7 @@
 
 #include "adapters/mpi/mpi_adapter.h"
 #include "adapters/mpi/mpi_comms.h"
+#include "adapters/mpi/mpi_event.h"
 #include "adapters/mpi/mpi_functions.h"
 #include "adapters/mpi/mpi_offcpu.h"
 #include "adapters/mpi/mpi_clock.h"

@@ -6,8 +6,8 @@
  * tree; at finalize every process finds, for each such node, the unified node with the
  * same path of regions from the root. Runs at finalize only (uses the heap).
  */
-#ifndef HP_MEASUREMENT_TRACE_CONTEXTS_H
-#define HP_MEASUREMENT_TRACE_CONTEXTS_H
+#ifndef HP_MEASUREMENT_FINALIZE_TRACE_CONTEXTS_H
+#define HP_MEASUREMENT_FINALIZE_TRACE_CONTEXTS_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -20,6 +20,13 @@ static hp_trace_host_clock host_clock;
 static bool host_clock_set;
 static hp_trace_cut *job_cut; /* the job's consistent cut while it is written, NULL = none */
 
+/* The unified call tree (on every process), whose nodes are the calling contexts of
+ * samples (trace_contexts.h). */
+typedef struct trace_tree {
+    const hp_profile_cnode *cnodes;
+    size_t ncnodes;
+} trace_tree;
+
 void hp_trace_output_set_host_clock(const hp_trace_host_clock *c)
 {
     host_clock = *c;
@@ -229,7 +236,7 @@ static int next_mapped(void *ctx, const hp_trace_event **events, size_t *n)
  * traces for their regions. NULL when there is nothing to resolve, or out of memory
  * (said on stderr). */
 static hp_trace_contexts *trace_contexts(hp_location **locs, size_t n,
-                                         const hp_trace_tree *tree, const uint32_t *region_map,
+                                         const trace_tree *tree, const uint32_t *region_map,
                                          bool hybrid)
 {
     uint64_t samples = 0;
@@ -270,14 +277,24 @@ static unsigned sample_halvings(const hp_trace_bins *bins)
     return st.halvings;
 }
 
-int hp_trace_output_locations(hp_trace_writer *w, int rank, const uint32_t *region_map,
-                              const uint32_t *comm_map, uint32_t ncomms,
-                              const hp_trace_tree *tree, uint64_t *counts)
+/* Writes every location of this process into w (applying the job's consistent cut while
+ * hp_trace_output_write writes), with region ids translated by region_map (local id ->
+ * global id; NULL = the same) and the communicator ids of MPI events by comm_map (ncomms
+ * local ids -> global id, UINT32_MAX = not defined: the event is left out; NULL = ids 0
+ * and 1, MPI_COMM_WORLD and MPI_COMM_SELF, only), and samples get the calling contexts of
+ * tree (NULL or empty: samples are left out). counts receives one event count per
+ * location in location-id order (as many as hp_location_count()). Returns 0 or -1 after
+ * a message on stderr. */
+static int write_locations(hp_trace_writer *w, int rank, const uint32_t *region_map,
+                           const uint32_t *comm_map, uint32_t ncomms, const trace_tree *tree,
+                           uint64_t *counts)
 {
     size_t n;
     hp_location **locs = locations_in_order(&n);
-    if (locs == NULL)
+    if (locs == NULL) {
+        hp_error("trace: rank %d: out of memory listing the locations; none written", rank);
         return -1;
+    }
     /* Hybrid (sampling on, the same on every process): regions as calling-context
      * events, never next to Enter/Leave (OTF2: mutually exclusive in a trace). */
     bool hybrid = hp_cfg.sampling_frequency != 0 && tree != NULL && tree->ncnodes > 0;
@@ -315,7 +332,8 @@ int hp_trace_output_locations(hp_trace_writer *w, int rank, const uint32_t *regi
         int64_t written = hp_trace_writer_location(w, id, &clock, next_mapped, &m, err,
                                                    sizeof(err));
         if (written < 0) {
-            hp_error("trace: %s", err);
+            hp_error("trace: location %u of rank %d not written: %s", locs[i]->id, rank,
+                     err[0] != '\0' ? err : "the OTF2 writer gave no reason");
             rc = -1;
         } else {
             counts[i] = (uint64_t)written;
@@ -339,7 +357,9 @@ int hp_trace_output_locations(hp_trace_writer *w, int rank, const uint32_t *regi
     return rc;
 }
 
-void hp_trace_output_span(const hp_trace_writer *w, uint64_t *first, uint64_t *last)
+/* The global time span of the events this process wrote into w (UINT64_MAX, 0 when it
+ * wrote none), to be reduced with min/max over the processes. */
+static void own_span(const hp_trace_writer *w, uint64_t *first, uint64_t *last)
 {
     if (!hp_trace_writer_time_range(w, first, last)) { /* no events: neutral for min/max */
         *first = UINT64_MAX;
@@ -363,9 +383,26 @@ static hp_trace_writer *open_archive(const char *directory, const hp_trace_job *
 
 static void reduce_span(const hp_trace_job *job, hp_trace_writer *w, uint64_t span[2])
 {
-    hp_trace_output_span(w, &span[0], &span[1]);
+    own_span(w, &span[0], &span[1]);
     if (job->reduce_span != NULL)
         job->reduce_span(job, span);
+}
+
+/* Rank 0's global definitions, which need one event count per location of merged: a
+ * process that could not count (out of memory) sent none, and then they are not
+ * written, said once, rather than read past the counts. */
+static void write_global_defs(hp_trace_writer *w, const hp_profile *merged,
+                              const uint64_t *all, size_t nall, const uint64_t span[2])
+{
+    char err[512];
+    size_t need = merged != NULL ? merged->nlocations : 0;
+    if (all == NULL || nall < need)
+        hp_error("trace: global definitions not written: event counts of %zu of %zu "
+                 "locations are missing (out of memory)", need - (all != NULL ? nall : 0),
+                 need);
+    else if (hp_trace_writer_global_defs(w, merged, all, 1e9, span[0], span[1], err,
+                                         sizeof(err)) < 0)
+        hp_error("trace: %s", err);
 }
 
 /* This process's locations, then rank 0's global definitions with every location's
@@ -378,24 +415,28 @@ static void write_archive(hp_trace_writer *w, const hp_profile *merged,
     hp_profile_cnode *shared = job->call_tree != NULL ? job->call_tree(job, merged, &ncnodes)
                                                       : NULL;
     const hp_profile_cnode *cnodes = merged != NULL ? merged->cnodes : NULL;
-    hp_trace_tree tree = { job->call_tree != NULL ? shared : cnodes, (size_t)ncnodes };
-    size_t nlocal = hp_location_count(), n = nlocal;
+    trace_tree tree = { job->call_tree != NULL ? shared : cnodes, (size_t)ncnodes };
+    size_t nlocal = hp_location_count(), n = nlocal, nall = 0;
     if (merged != NULL && merged->nlocations > n)
         n = merged->nlocations;
     uint64_t *mine = calloc(n ? n : 1, sizeof(uint64_t));
-    if (mine != NULL)
-        hp_trace_output_locations(w, job->rank, u->region_map, u->comm_map, u->ncomm_map,
-                                  &tree, mine);
-    uint64_t *all = job->gather_counts != NULL
-                        ? job->gather_counts(job, mine, mine != NULL ? (int)nlocal : 0)
-                        : mine;
+    /* A location that failed was said; the definitions are written all the same, so the
+     * others stay readable. */
+    if (mine != NULL &&
+        write_locations(w, job->rank, u->region_map, u->comm_map, u->ncomm_map, &tree,
+                        mine) < 0)
+        hp_warn("trace: rank %d: events are missing from the trace (see above)",
+                job->rank);
+    uint64_t *all = mine;
+    if (job->gather_counts != NULL)
+        all = job->gather_counts(job, mine, mine != NULL ? (int)nlocal : 0, &nall);
+    else if (mine != NULL)
+        nall = nlocal;
     uint64_t span[2];
     reduce_span(job, w, span);
     hp_trace_writer_set_comms(w, u->comms, u->ncomms);
-    if (job->rank == 0 &&
-        (all == NULL || hp_trace_writer_global_defs(w, merged, all, 1e9, span[0], span[1],
-                                                    err, sizeof(err)) < 0))
-        hp_error("trace: %s", all == NULL ? "out of memory" : err);
+    if (job->rank == 0)
+        write_global_defs(w, merged, all, nall, span);
     if (hp_trace_writer_close(w, err, sizeof(err)) < 0) {
         if (job->otf2 != NULL)
             hp_error("rank %d: trace: %s", job->rank, err);

@@ -6,8 +6,8 @@
  * it with one shared mapping (hp_trace_output_set_host_clock), other hosts add their
  * measured offset.
  */
-#ifndef HP_MEASUREMENT_TRACE_OUTPUT_H
-#define HP_MEASUREMENT_TRACE_OUTPUT_H
+#ifndef HP_MEASUREMENT_FINALIZE_TRACE_OUTPUT_H
+#define HP_MEASUREMENT_FINALIZE_TRACE_OUTPUT_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -37,29 +37,6 @@ typedef struct hp_trace_host_clock {
  * process maps its ticks with its own calibration and no offset. */
 void hp_trace_output_set_host_clock(const hp_trace_host_clock *c);
 
-/* The global time span of the events this process wrote into w (UINT64_MAX, 0 when it
- * wrote none), to be reduced with min/max over the processes. */
-void hp_trace_output_span(const hp_trace_writer *w, uint64_t *first, uint64_t *last);
-
-/* The unified call tree (on every process), whose nodes are the calling contexts of
- * samples (trace_contexts.h). */
-typedef struct hp_trace_tree {
-    const hp_profile_cnode *cnodes;
-    size_t ncnodes;
-} hp_trace_tree;
-
-/* Writes every location of this process into w (applying the job's consistent cut while
- * hp_trace_output_write writes), with region ids translated by
- * region_map (local id -> global id; NULL = the same) and the communicator ids of MPI
- * events by comm_map (ncomms local ids -> global id, UINT32_MAX = not defined: the
- * event is left out; NULL = ids 0 and 1, MPI_COMM_WORLD and MPI_COMM_SELF, only), and
- * samples get the calling contexts of tree (NULL or empty: samples are left out).
- * counts receives one event count per location in location-id order (as many as
- * hp_location_count()). Returns 0 or -1 after a message on stderr. */
-int hp_trace_output_locations(hp_trace_writer *w, int rank, const uint32_t *region_map,
-                              const uint32_t *comm_map, uint32_t ncomms,
-                              const hp_trace_tree *tree, uint64_t *counts);
-
 struct hp_trace_cut; /* trace_cut.h */
 
 /* What the processes of a job hand the trace output, which opens, writes and closes
@@ -81,8 +58,10 @@ struct hp_trace_job {
     hp_profile_cnode *(*call_tree)(const hp_trace_job *job, const hp_profile *merged,
                                    uint64_t *n);
     /* Every location's event count at rank 0, in rank then location order, from this
-     * process's n counts: a malloc'd array on rank 0, NULL elsewhere. */
-    uint64_t *(*gather_counts)(const hp_trace_job *job, const uint64_t *mine, int n);
+     * process's n counts: a malloc'd array of *total counts on rank 0, NULL elsewhere.
+     * A process that could not count sends none, so *total may fall short. */
+    uint64_t *(*gather_counts)(const hp_trace_job *job, const uint64_t *mine, int n,
+                               size_t *total);
     /* The job's time span at rank 0: the smallest first, the largest last. */
     void (*reduce_span)(const hp_trace_job *job, uint64_t span[2]);
     void *arg;

@@ -10,8 +10,6 @@
 
 #include <stdbool.h>
 
-#include "measurement/core/job.h" /* the job identity (MPI rank, start time) lives there */
-
 /* Starts measurement if that has not happened; true while measurement runs. Cheap
  * after the first call. Exits the process (status 1, before anything was measured)
  * when the configuration or filter file is invalid. */

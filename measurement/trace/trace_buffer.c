@@ -18,11 +18,25 @@
 
 #define CHUNK_CAPACITY ((HP_TRACE_PAGE_SIZE - sizeof(hp_trace_chunk)) / sizeof(hp_trace_event))
 
-/* No marker region (hp_trace_host's markers before the setup). */
+/* No marker region (hp_trace_provider's markers before the setup). */
 #define NO_REGION UINT32_MAX
 
+/* Before the setup (an event on a thread that started early): no pages, so the event is
+ * counted lost, and time 0. */
+static void *no_pages(size_t bytes)
+{
+    (void)bytes;
+    return NULL;
+}
+
+static uint64_t no_time(void)
+{
+    return 0;
+}
+
 static size_t chunk_limit = 2;
-static hp_trace_host host = { NULL, NULL, { NO_REGION, NO_REGION, NO_REGION } };
+static hp_trace_provider provider = { no_pages, no_time,
+                                      { NO_REGION, NO_REGION, NO_REGION } };
 static _Atomic unsigned spill_serial;
 static uint64_t adaptive_bytes;  /* > 0: HP_TRACE_ADAPTIVE, each location's buffer */
 static uint64_t adaptive_period; /* ns between samples at the start frequency */
@@ -30,25 +44,25 @@ static unsigned event_share;     /* percent, 0 = trace_bins.h's default */
 static unsigned sample_slots = 1;
 static hp_trace_rearm_fn *sample_rearm;
 
-void hp_trace_buffer_setup(uint64_t total_memory, const hp_trace_host *h)
+void hp_trace_buffer_setup(uint64_t total_memory, const hp_trace_provider *h)
 {
     /* A quarter of the budget per location for up to two threads' worth of tracing; the
      * rest stays for call trees. Small budgets still get two chunks. */
     size_t limit = (size_t)(total_memory / 4 / HP_TRACE_PAGE_SIZE);
     chunk_limit = limit > 2 ? limit : 2;
-    host = *h;
+    provider = *h;
 }
 
 uint32_t hp_trace_dropped_region(void)
 {
-    uint32_t id = host.markers[HP_TRACE_MARKER_DROPPED];
+    uint32_t id = provider.markers[HP_TRACE_MARKER_DROPPED];
     return id != NO_REGION ? id : 0;
 }
 
 void hp_trace_marker_regions(uint32_t out[HP_TRACE_MARKERS])
 {
     for (unsigned k = 0; k < HP_TRACE_MARKERS; k++)
-        out[k] = host.markers[k];
+        out[k] = provider.markers[k];
 }
 
 void hp_trace_set_buffer(uint64_t bytes, bool adaptive, uint64_t start_period)
@@ -97,7 +111,7 @@ static void seal_current(hp_trace_buffer *b)
 
 static bool append_new_chunk(hp_trace_buffer *b)
 {
-    hp_trace_chunk *c = host.pages(HP_TRACE_PAGE_SIZE);
+    hp_trace_chunk *c = provider.pages(HP_TRACE_PAGE_SIZE);
     if (c == NULL)
         return false;
     c->next = NULL;
@@ -188,7 +202,7 @@ static size_t bin_size_for(uint64_t bytes)
 
 static uint32_t stop_region(void)
 {
-    uint32_t id = host.markers[HP_TRACE_MARKER_STOPPED];
+    uint32_t id = provider.markers[HP_TRACE_MARKER_STOPPED];
     return id != NO_REGION ? id : HP_BINS_NIL;
 }
 
@@ -198,7 +212,7 @@ static bool bins_ready(hp_trace_buffer *b)
         return true;
     if (b->first != NULL) /* already flushing */
         return false;
-    void *region = host.pages(adaptive_bytes);
+    void *region = provider.pages(adaptive_bytes);
     hp_trace_bins_config cfg = { bin_size_for(adaptive_bytes), event_share, sample_slots,
                                  adaptive_period, sample_rearm, b,
                                  stop_region() };
@@ -246,19 +260,19 @@ static bool flush_for_room(hp_trace_buffer *b, uint64_t *start, uint64_t *end)
         b->lost++;
         return false;
     }
-    *start = host.now();
+    *start = provider.now();
     if (!flush_to_spill_file(b)) {
         b->lost++;
         return false;
     }
-    *end = host.now();
+    *end = provider.now();
     b->flushes++;
     return true;
 }
 
 void hp_trace_add_flush(hp_trace_buffer *b, uint64_t start, uint64_t end)
 {
-    uint32_t id = host.markers[HP_TRACE_MARKER_FLUSH];
+    uint32_t id = provider.markers[HP_TRACE_MARKER_FLUSH];
     id = id != NO_REGION ? id : 0;
     hp_trace_add(b, HP_TRACE_ENTER, id, start);
     hp_trace_add(b, HP_TRACE_LEAVE, id, end > start ? end : start);

@@ -59,22 +59,23 @@ enum {
 };
 
 /* The size of a chunk: one page of the measurement budget (HP_PAGE_SIZE of
- * measurement/core/memory.h; trace_host.c checks that the two agree). */
+ * measurement/core/memory.h; trace_provider.c checks that the two agree). */
 #define HP_TRACE_PAGE_SIZE (32u * 1024u)
 
-/* What the buffer takes from the measurement core, which sits above it and hands it down
- * at setup (measurement/core/trace_host.c): budget pages for chunks and adaptive buffers
- * (HP_TRACE_PAGE_SIZE-aligned, never freed; NULL when the budget is used up), the timer
- * for a flush's span, and the local ids of the marker regions (UINT32_MAX = none). */
-typedef struct hp_trace_host {
+/* What the buffer takes from the measurement core, which sits above it and provides it
+ * at setup (measurement/core/trace_provider.c): budget pages for chunks and adaptive
+ * buffers (HP_TRACE_PAGE_SIZE-aligned, never freed; NULL when the budget is used up),
+ * the timer for a flush's span, and the local ids of the marker regions (UINT32_MAX =
+ * none). Before the setup: no pages (events are counted lost) and time 0. */
+typedef struct hp_trace_provider {
     void *(*pages)(size_t bytes);
     uint64_t (*now)(void);
     uint32_t markers[HP_TRACE_MARKERS];
-} hp_trace_host;
+} hp_trace_provider;
 
 /* Sets up tracing for this process: the chunk quota per location from the budget
  * (total_memory bytes), and what the core hands down. */
-void hp_trace_buffer_setup(uint64_t total_memory, const hp_trace_host *host);
+void hp_trace_buffer_setup(uint64_t total_memory, const hp_trace_provider *provider);
 
 /* HP_TRACE_BUFFER and HP_TRACE_ADAPTIVE (before the first event): each location's buffer
  * holds bytes (0 = a quarter of the budget); adaptive: in bins that never flush, with

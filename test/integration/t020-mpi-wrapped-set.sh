@@ -10,7 +10,7 @@
 #   they do not show up here either.
 # And doc/mpi-wrappers.md shows the very wrapper the generator writes for MPI_Send.
 . "$HP_SRCDIR/test/integration/lib.sh"
-plan 5
+plan 6
 
 ALLOW_MISSING=""   # exported by the library, deliberately not wrapped
 ALLOW_EXTRA=""     # wrapped, not exported by the library
@@ -66,5 +66,16 @@ if [ -s send-doc.c ] && cmp -s send-shown.c send-doc.c; then
 else
     not_ok "doc/mpi-wrappers.md shows MPI_Send's wrapper as gen-wrappers.py --show MPI_Send prints it"
     diff -u send-doc.c send-shown.c | sed 's/^/# /'
+fi
+# ... and what --show prints is what the build compiled: the same lines, in one piece,
+# in the generated mpi_wrappers.c.
+if [ -s send-shown.c ] && $PY -c 'import sys
+shown, built = (open(f).read() for f in sys.argv[1:])
+sys.exit(0 if shown in built else 1)' send-shown.c "$HP_BUILDDIR/adapters/mpi/mpi_wrappers.c"
+then
+    ok "the wrapper --show MPI_Send prints is in the built mpi_wrappers.c verbatim"
+else
+    not_ok "the wrapper --show MPI_Send prints is in the built mpi_wrappers.c verbatim"
+    head -5 send-shown.c | sed 's/^/# shown: /'
 fi
 finish

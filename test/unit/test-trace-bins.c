@@ -10,7 +10,7 @@
 #include "measurement/core/memory.h"
 #include "measurement/core/region.h"
 #include "measurement/trace/trace_bins.h"
-#include "measurement/core/trace_host.h"
+#include "measurement/core/trace_provider.h"
 #include "measurement/trace/trace_buffer.h"
 
 #include "test.h"
@@ -446,6 +446,20 @@ TEST(sample_during_event_bin_change_is_refused_without_using_its_number)
     return rc;
 }
 
+/* An event before the trace setup (a thread that started early): no pages yet, so it is
+ * counted lost instead of crashing on the missing hooks. */
+TEST(trace_buffer_append_before_setup_is_lost)
+{
+    hp_trace_buffer tb;
+    hp_trace_buffer_init(&tb);
+    hp_trace_add(&tb, HP_TRACE_ENTER, 0, 1);
+    hp_trace_payload p = { 1, 8 };
+    hp_trace_add_args(&tb, HP_TRACE_MPI_SEND, 0, 2, &p, 1);
+    ASSERT_UINT_EQ(tb.events, 0);
+    ASSERT_UINT_EQ(tb.lost, 2);
+    return 0;
+}
+
 /* The trace buffer in adaptive mode (HP_TRACE_ADAPTIVE=true, trace_buffer.c): appends
  * go straight into the bins; at the share the events stop, MPI and program regions alike,
  * marked by the region TRACE EVENTS STOPPED, and the reader closes main if its Leave
@@ -547,5 +561,6 @@ HP_TEST_LIST(TEST_ENTRY(kept_samples_are_multiples_of_two_to_the_halvings),
              TEST_ENTRY(events_stop_at_the_share_with_leaves_in_the_reserve),
              TEST_ENTRY(events_stop_when_buffer_is_full_of_them),
              TEST_ENTRY(sample_during_event_bin_change_is_refused_without_using_its_number),
+             TEST_ENTRY(trace_buffer_append_before_setup_is_lost),
              TEST_ENTRY(trace_buffer_in_adaptive_mode_never_flushes),
              TEST_ENTRY(invalid_layouts_are_refused));

@@ -3,8 +3,8 @@
  * sits below it: the budget's pages, the timer and the trace's marker regions. The
  * buffer names none of them, so measurement/trace depends on util alone.
  */
-#ifndef HP_MEASUREMENT_CORE_TRACE_HOST_H
-#define HP_MEASUREMENT_CORE_TRACE_HOST_H
+#ifndef HP_MEASUREMENT_CORE_TRACE_PROVIDER_H
+#define HP_MEASUREMENT_CORE_TRACE_PROVIDER_H
 
 #include <stdint.h>
 

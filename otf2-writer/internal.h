@@ -4,8 +4,8 @@
  * global definitions): the writer's state and the error reporting that every OTF2 call
  * goes through. Not for callers outside otf2-writer/, which use trace_writer.h.
  */
-#ifndef HP_OTF2_WRITER_TRACE_ARCHIVE_H
-#define HP_OTF2_WRITER_TRACE_ARCHIVE_H
+#ifndef HP_OTF2_WRITER_INTERNAL_H
+#define HP_OTF2_WRITER_INTERNAL_H
 
 #include <stdbool.h>
 #include <stddef.h>

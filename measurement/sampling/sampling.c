@@ -229,15 +229,32 @@ hp_cct_node *hp_sampling_call_path(hp_location *loc)
     return hp_sampling_unwind_path(loc, &innermost);
 }
 
+/* The depth of fn's activation in the reference path when the frames outside it are
+ * all of unmeasured functions (the enter hooks of measured ones would have come first),
+ * or prev_count when it is not there. */
+static size_t prehook_depth(const struct hp_sampling *s, uintptr_t fn)
+{
+    for (size_t i = 0; i < s->prev_count; i++) {
+        if (s->prev[i].start == fn)
+            return i;
+        hp_region *r = hp_region_find(s->prev[i].start);
+        if (r != NULL && r != HP_REGION_FILTERED)
+            break;
+    }
+    return s->prev_count;
+}
+
 void hp_sampling_first_enter(hp_location *loc, const hp_region *r, uintptr_t fn)
 {
     struct hp_sampling *s = loc->sampling;
-    if (s == NULL || s->prev_count == 0 || s->prev_anchor != loc->current ||
-        s->prev[0].start != fn || s->prev_nodes[0]->region != r)
+    if (s == NULL || s->prev_anchor != loc->current)
         return;
-    if (s->prev_nodes[0]->visits > 0)
-        s->prev_nodes[0]->visits--;
-    s->prev_count = 0; /* the frames of that path below fn now hang below its hooked frame */
+    size_t i = prehook_depth(s, fn);
+    if (i == s->prev_count || s->prev_nodes[i]->region != r)
+        return;
+    if (s->prev_nodes[i]->visits > 0)
+        s->prev_nodes[i]->visits--;
+    s->prev_count = i; /* the frames of that path below fn now hang below its hooked frame */
 }
 
 /* ---- the signal handler -------------------------------------------------------------- */

@@ -89,8 +89,8 @@ hp_cct_node *hp_sampling_call_path(struct hp_location *loc);
  * enter it below loc->current; inside the core. Until r was defined no sample could tell
  * that fn is measured (has_hooked_frame knows only defined regions): one that came
  * between fn's first instruction and this hook (the hook's lazy binding, for main) added
- * fn below the current node with a visit, and the enter counts the same activation
- * again. When the reference path shows that, its visit is taken back, so that visits
+ * fn with a visit below the current node, or below unmeasured callers of fn there, and
+ * the enter counts the same activation again. When the reference path shows that, its visit is taken back, so that visits
  * are the events' (a trace's enters equal the profile's visits). */
 void hp_sampling_first_enter(struct hp_location *loc, const hp_region *r, uintptr_t fn);
 

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "measurement/core/config.h"
+#include "measurement/core/event.h"
 #include "measurement/core/location.h"
 #include "measurement/core/region.h"
 #include "measurement/core/signal_names.h"
@@ -244,17 +245,41 @@ static size_t prehook_depth(const struct hp_sampling *s, uintptr_t fn)
     return s->prev_count;
 }
 
-void hp_sampling_first_enter(hp_location *loc, const hp_region *r, uintptr_t fn)
+/* Takes back the visit that the samples of the reference path gave fn's activation
+ * before its first enter hook, which has just pushed frame f (counting a visit). On f's
+ * own node the samples' time moves into f: the exit then records the activation's whole
+ * time as one visit (min, max and mean stay consistent). On a node below unmeasured
+ * callers of fn it stays there, the time fn spent below them before its hook ran. */
+static void take_back(struct hp_sampling *s, hp_frame *f, uintptr_t fn)
 {
-    struct hp_sampling *s = loc->sampling;
-    if (s == NULL || s->prev_anchor != loc->current)
-        return;
     size_t i = prehook_depth(s, fn);
-    if (i == s->prev_count || s->prev_nodes[i]->region != r)
+    if (i == s->prev_count)
         return;
-    if (s->prev_nodes[i]->visits > 0)
-        s->prev_nodes[i]->visits--;
+    hp_cct_node *n = s->prev_nodes[i];
+    if (n == f->node) {
+        if (n->visits != 2) /* the samples' and the enter's, or nothing to tell apart */
+            return;
+        uint64_t pre = n->incl_ticks; /* the samples', all of this activation */
+        n->incl_ticks = 0;
+        f->start -= pre;
+    } else if (n->region != f->node->region || n->visits != 1) {
+        return;
+    }
+    n->visits--;
     s->prev_count = i; /* the frames of that path below fn now hang below its hooked frame */
+}
+
+void hp_sampling_first_enter(hp_location *loc, hp_region *r, uintptr_t fn)
+{
+    uint64_t depth = loc->depth;
+    hp_event_enter(loc, r, fn);
+    struct hp_sampling *s = loc->sampling;
+    if (s == NULL || loc->depth != depth + 1)
+        return; /* not recorded (too deep, no stack, folded): the samples' visit stays */
+    hp_frame *f = loc->sp - 1;
+    if (f->node != NULL && f->node == loc->current && f->addr == fn &&
+        f->parent == s->prev_anchor)
+        take_back(s, f, fn);
 }
 
 /* ---- the signal handler -------------------------------------------------------------- */

@@ -8,7 +8,6 @@
  * preserved because the hooks run between arbitrary statements of the user's code.
  */
 #include <errno.h>
-#include <stdbool.h>
 #include <stdint.h>
 
 #include "measurement/core/event.h"
@@ -27,12 +26,8 @@ static inline hp_cache_entry *cache_slot(hp_location *loc, uintptr_t addr)
     return &loc->cache[hp_hash_top(addr, 8) & (HP_REGION_CACHE_SIZE - 1)];
 }
 
-/* Region of addr via the registry (first sight symbolizes), remembered in the cache.
- * entering: for an enter hook, the thread's first of this function unless the cache lost
- * it since, so a sample taken before it may have counted this visit already
- * (hp_sampling_first_enter; inside the core). */
-static HP_COLD hp_region *cache_fill(hp_location *loc, hp_cache_entry *e, uintptr_t addr,
-                                     bool entering)
+/* Region of addr via the registry (first sight symbolizes), remembered in the cache. */
+static HP_COLD hp_region *cache_fill(hp_location *loc, hp_cache_entry *e, uintptr_t addr)
 {
     int saved = errno;
     atomic_fetch_or(&loc->busy, HP_BUSY_INSIDE);
@@ -43,17 +38,25 @@ static HP_COLD hp_region *cache_fill(hp_location *loc, hp_cache_entry *e, uintpt
         e->addr = addr;
         e->region = r;
     }
-    if (entering && r != NULL && r != HP_REGION_FILTERED)
-        hp_sampling_first_enter(loc, r, addr);
     return r;
 }
 
-static inline hp_region *region_of(hp_location *loc, uintptr_t addr, bool entering)
+static inline hp_region *region_of(hp_location *loc, uintptr_t addr)
 {
     hp_cache_entry *e = cache_slot(loc, addr);
     if (likely(e->addr == addr))
         return e->region;
-    return cache_fill(loc, e, addr, entering);
+    return cache_fill(loc, e, addr);
+}
+
+/* An enter that missed the cache: the thread's first of this function unless the cache
+ * lost it since, so a sample taken before it may have counted the visit this enter
+ * counts (hp_sampling_first_enter takes it back). */
+static HP_COLD void enter_uncached(hp_location *loc, hp_cache_entry *e, uintptr_t addr)
+{
+    hp_region *r = cache_fill(loc, e, addr);
+    if (r != NULL && r != HP_REGION_FILTERED)
+        hp_sampling_first_enter(loc, r, addr);
 }
 
 void __cyg_profile_func_enter(void *fn, void *call_site)
@@ -64,9 +67,14 @@ void __cyg_profile_func_enter(void *fn, void *call_site)
         return;
     uintptr_t addr = (uintptr_t)fn;
     hp_location_enter_core(loc);
-    hp_region *r = region_of(loc, addr, true);
-    if (likely(r != NULL && r != HP_REGION_FILTERED))
-        hp_event_enter(loc, r, addr);
+    hp_cache_entry *e = cache_slot(loc, addr);
+    if (likely(e->addr == addr)) {
+        hp_region *r = e->region;
+        if (likely(r != NULL && r != HP_REGION_FILTERED))
+            hp_event_enter(loc, r, addr);
+    } else {
+        enter_uncached(loc, e, addr);
+    }
     hp_location_leave_core(loc);
 }
 
@@ -78,7 +86,7 @@ void __cyg_profile_func_exit(void *fn, void *call_site)
         return;
     uintptr_t addr = (uintptr_t)fn;
     hp_location_enter_core(loc);
-    hp_region *r = region_of(loc, addr, false);
+    hp_region *r = region_of(loc, addr);
     if (likely(r != NULL && r != HP_REGION_FILTERED))
         hp_event_exit(loc, addr);
     hp_location_leave_core(loc);

@@ -45,8 +45,7 @@ static inline uintptr_t desc_function(const uintptr_t *desc)
 }
 
 /* First call of a function: its region from the descriptor, or NULL after switching
- * the descriptor off (filtered, no budget left, unknown layout). A sample taken before
- * this call counted a visit the enter is about to count (hp_sampling_first_enter). */
+ * the descriptor off (filtered, no budget left, unknown layout). */
 static HP_COLD hp_region *describe(hp_location *loc, uintptr_t *desc)
 {
     if (desc[HP_DESC_VERSION] != HP_PLUGIN_ABI_VERSION) {
@@ -67,11 +66,21 @@ static HP_COLD hp_region *describe(hp_location *loc, uintptr_t *desc)
         desc_store(desc, HP_DESC_OFF, r == NULL ? HP_DESC_OFF_REFUSED : HP_DESC_OFF_FILTERED);
         return NULL;
     }
+    desc_store(desc, HP_DESC_REGION, (uintptr_t)r);
+    return r;
+}
+
+/* The enter of a function's first call (cold): a sample taken before it may have counted
+ * the visit this enter counts (hp_sampling_first_enter takes it back). */
+static HP_COLD uintptr_t *enter_first(hp_location *loc, uintptr_t *desc)
+{
+    hp_region *r = describe(loc, desc);
+    if (r == NULL)
+        return NULL;
     hp_location_enter_core(loc);
     hp_sampling_first_enter(loc, r, desc_function(desc));
     hp_location_leave_core(loc);
-    desc_store(desc, HP_DESC_REGION, (uintptr_t)r);
-    return r;
+    return desc;
 }
 
 /* Switches the function off for every thread; frames already pushed still get their
@@ -102,8 +111,8 @@ uintptr_t *__hp_plugin_enter(uintptr_t *desc)
     if (unlikely(loc == NULL || hp_location_ignores_events(loc)))
         return NULL;
     hp_region *r = (hp_region *)desc_load(desc, HP_DESC_REGION);
-    if (unlikely(r == NULL) && (r = describe(loc, desc)) == NULL)
-        return NULL;
+    if (unlikely(r == NULL))
+        return enter_first(loc, desc);
     hp_location_enter_core(loc);
     hp_event_enter(loc, r, desc_function(desc));
     hp_location_leave_core(loc);

@@ -20,10 +20,12 @@
 #include <unistd.h>
 
 #include "measurement/core/config.h"
+#include "measurement/core/event.h"
 #include "measurement/core/location.h"
 #include "measurement/core/region.h"
 #include "measurement/core/signal_names.h"
 #include "thunks.h"
+#include "throttle.h"
 #include "measurement/core/timer.h"
 #include "measurement/trace/trace_bins.h"
 #include "unwind.h"
@@ -48,8 +50,8 @@ struct hp_sampling {
     /* the previous unwound path, outermost first: frames it shares with the next one are
        the same activations and are not counted as new visits */
     uint64_t quiet_until; /* samples before this time are skipped (throttling) */
-    bool check_cpu;       /* the last handler was slow by the clock: this one's CPU time
-                             decides whether to throttle (take_sample) */
+    bool check_cpu;       /* the last handler was slow by the clock: this one reads its
+                             CPU time (throttle.h) */
     const hp_cct_node *prev_anchor;
     size_t prev_count;
     size_t fresh; /* frames of the last attached path that were new activations */
@@ -229,15 +231,56 @@ hp_cct_node *hp_sampling_call_path(hp_location *loc)
     return hp_sampling_unwind_path(loc, &innermost);
 }
 
-void hp_sampling_first_enter(hp_location *loc, const hp_region *r, uintptr_t fn)
+/* The depth of fn's activation in the reference path when the frames outside it are
+ * all of unmeasured functions (the enter hooks of measured ones would have come first),
+ * or prev_count when it is not there. */
+static size_t prehook_depth(const struct hp_sampling *s, uintptr_t fn)
 {
-    struct hp_sampling *s = loc->sampling;
-    if (s == NULL || s->prev_count == 0 || s->prev_anchor != loc->current ||
-        s->prev[0].start != fn || s->prev_nodes[0]->region != r)
+    for (size_t i = 0; i < s->prev_count; i++) {
+        if (s->prev[i].start == fn)
+            return i;
+        hp_region *r = hp_region_find(s->prev[i].start);
+        if (r != NULL && r != HP_REGION_FILTERED)
+            break;
+    }
+    return s->prev_count;
+}
+
+/* Takes back the visit that the samples of the reference path gave fn's activation
+ * before its first enter hook, which has just pushed frame f (counting a visit). On f's
+ * own node the samples' time moves into f: the exit then records the activation's whole
+ * time as one visit (min, max and mean stay consistent). On a node below unmeasured
+ * callers of fn it stays there, the time fn spent below them before its hook ran. */
+static void take_back(struct hp_sampling *s, hp_frame *f, uintptr_t fn)
+{
+    size_t i = prehook_depth(s, fn);
+    if (i == s->prev_count)
         return;
-    if (s->prev_nodes[0]->visits > 0)
-        s->prev_nodes[0]->visits--;
-    s->prev_count = 0; /* the frames of that path below fn now hang below its hooked frame */
+    hp_cct_node *n = s->prev_nodes[i];
+    if (n == f->node) {
+        if (n->visits != 2) /* the samples' and the enter's, or nothing to tell apart */
+            return;
+        uint64_t pre = n->incl_ticks; /* the samples', all of this activation */
+        n->incl_ticks = 0;
+        f->start -= pre;
+    } else if (n->region != f->node->region || n->visits != 1) {
+        return;
+    }
+    n->visits--;
+    s->prev_count = i; /* the frames of that path below fn now hang below its hooked frame */
+}
+
+void hp_sampling_first_enter(hp_location *loc, hp_region *r, uintptr_t fn)
+{
+    uint64_t depth = loc->depth;
+    hp_event_enter(loc, r, fn);
+    struct hp_sampling *s = loc->sampling;
+    if (s == NULL || loc->depth != depth + 1)
+        return; /* not recorded (too deep, no stack, folded): the samples' visit stays */
+    hp_frame *f = loc->sp - 1;
+    if (f->node != NULL && f->node == loc->current && f->addr == fn &&
+        f->parent == s->prev_anchor)
+        take_back(s, f, fn);
 }
 
 /* ---- the signal handler -------------------------------------------------------------- */
@@ -335,13 +378,25 @@ static hp_unwind_status unwind_sample(struct hp_sampling *s, void *ucontext, uin
     return status;
 }
 
-/* The calling thread's CPU time in ns (async-signal-safe). */
-static uint64_t thread_cpu_ns(void)
+/* The calling thread's CPU time in ns into *ns (async-signal-safe); false on error. */
+static bool thread_cpu_ns(uint64_t *ns)
 {
     struct timespec t;
     if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t) != 0)
-        return 0;
-    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+        return false;
+    *ns = (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+    return true;
+}
+
+/* The CPU time since cpu_start (read if cpu_ok) for throttle.h, when the check is armed. */
+static uint64_t handler_cpu_ns(const struct hp_sampling *s, bool cpu_ok, uint64_t cpu_start)
+{
+    uint64_t cpu_end;
+    if (!s->check_cpu)
+        return HP_THROTTLE_CPU_UNREAD;
+    if (!cpu_ok || !thread_cpu_ns(&cpu_end) || cpu_end < cpu_start)
+        return HP_THROTTLE_CPU_FAILED;
+    return cpu_end - cpu_start;
 }
 
 static void take_sample(hp_location *loc, void *ucontext, uintptr_t callee)
@@ -363,7 +418,8 @@ static void take_sample(hp_location *loc, void *ucontext, uintptr_t callee)
         return;
     }
     hp_location_enter_core(loc);
-    uint64_t cpu_start = s->check_cpu ? thread_cpu_ns() : 0;
+    uint64_t cpu_start = 0;
+    bool cpu_ok = s->check_cpu && thread_cpu_ns(&cpu_start);
     uint64_t weight = effective_interval(loc, now);
     /* In switched-off code (subtree.h) nothing is unwound: the current region, the
      * excluded one or the root, has the time in its own already. */
@@ -384,23 +440,14 @@ static void take_sample(hp_location *loc, void *ucontext, uintptr_t callee)
         if (loc->tracing)
             hp_trace_add_sample(&loc->trace, now, leaf, (uint32_t)s->fresh + 1);
     }
-    /* A handler that took more than half an interval (libunwind's slow path, e.g. in the
-     * dynamic linker's lazy binding) would leave the program no time between signals:
-     * the next samples are skipped for a while. By the clock alone a handler that was
-     * descheduled looks as slow, and on a loaded machine that silenced sampling for four
-     * times the wait (the last 12 ms of a rank in t046): a slow one only makes the next
-     * handler read its thread's CPU time (a system call), and that one throttles if it
-     * took more than half an interval of it. */
+    /* A slow handler would leave the program no time between signals (throttle.h). */
     uint64_t spent = hp_timer_now() - now;
-    if (s->check_cpu) {
-        s->check_cpu = false;
-        uint64_t cpu_end = thread_cpu_ns();
-        if (cpu_end > cpu_start && cpu_end - cpu_start > s->interval_ns / 2) {
-            s->quiet_until = now + 4 * spent;
-            s->stats.throttled++;
-        }
-    } else if (spent > s->interval_ticks / 2) {
-        s->check_cpu = true;
+    hp_throttle t = hp_throttle_decide(spent, handler_cpu_ns(s, cpu_ok, cpu_start),
+                                       s->interval_ticks, s->interval_ns);
+    s->check_cpu = t.check_cpu;
+    if (t.quiet_ticks > 0) {
+        s->quiet_until = now + spent + t.quiet_ticks; /* from the handler's end */
+        s->stats.throttled++;
     }
     hp_location_leave_core(loc);
 }
@@ -658,6 +705,7 @@ static struct hp_sampling *sampling_state(hp_location *loc)
         s->prev_anchor = NULL;
         s->prev_count = 0;
         s->quiet_until = 0;
+        s->check_cpu = false; /* the previous thread's handler was slow, not this one's */
         s->held_mark = NULL; /* another thread's stack */
         return s;
     }

@@ -85,14 +85,16 @@ void hp_sampling_thread_end(struct hp_location *loc);
  * UNWIND FAILED node when the unwind failed). */
 hp_cct_node *hp_sampling_call_path(struct hp_location *loc);
 
-/* The first enter hook of the measured function fn (region r) on loc's thread, about to
- * enter it below loc->current; inside the core. Until r was defined no sample could tell
- * that fn is measured (has_hooked_frame knows only defined regions): one that came
- * between fn's first instruction and this hook (the hook's lazy binding, for main) added
- * fn below the current node with a visit, and the enter counts the same activation
- * again. When the reference path shows that, its visit is taken back, so that visits
- * are the events' (a trace's enters equal the profile's visits). */
-void hp_sampling_first_enter(struct hp_location *loc, const hp_region *r, uintptr_t fn);
+/* The first enter hook of the measured function fn (region r) on loc's thread: enters it
+ * below loc->current (hp_event_enter; inside the core). Until r was defined no sample
+ * could tell that fn is measured (has_hooked_frame knows only defined regions): one that
+ * came between fn's first instruction and this hook (the hook's lazy binding, for main)
+ * added fn with a visit below the current node, or below unmeasured callers of fn there,
+ * and the enter counts the same activation again. When the reference path shows that
+ * and the enter was recorded, the samples' visit is taken back, so that visits are the
+ * events' (a trace's enters equal the profile's visits); on the enter's own node their
+ * time becomes part of the visit's measured time. */
+void hp_sampling_first_enter(struct hp_location *loc, hp_region *r, uintptr_t fn);
 
 /* The same for another runtime call (an OpenMP fork), not counted as an MPI unwind;
  * *innermost receives the start address of the innermost function of the path added

@@ -9,9 +9,10 @@
 # and otf2-print and the Python reader (python3-otf2) count the same events of each kind
 # on each location. With sampling off the same run keeps Enter/Leave and has no calling
 # contexts. The flushes of an overflowing buffer are calling contexts too. Samples in
-# main before its first enter hook (a slow lazy binding of the hook) add no visit of it.
+# main before its first enter hook (a slow lazy binding of the hook) add no visit of it,
+# nor do those in a measured function called by unmeasured ones.
 . "$HP_SRCDIR/test/integration/lib.sh"
-plan 42
+plan 49
 OTF2CHECK="$PY $HP_SRCDIR/test/tools/otf2check.py --strict"
 EVENTS="$PY $HP_SRCDIR/test/tools/trace_events.py"
 
@@ -47,7 +48,16 @@ check "serial: otf2-print and the Python reader count the same events" readers_a
 # binding of the program's first hook call spin 30 ms, in main before main's region is
 # defined, so no sample can tell main is measured yet and they add main/.../slow_resolver.
 # main still has the one visit its enter counts, in the profile as in the trace (with
-# the plug-in's hooks and with -finstrument-functions): sampling takes its visit back.
+# the plug-in's hooks and with -finstrument-functions): sampling takes its visit back,
+# and the samples' time joins that visit's measured time.
+# one_visit_time DIR PATH: PATH's one visit holds all of its time (time_incl = min_time =
+# max_time > 0), so that the mean time per visit is not above the maximum
+one_visit_time() {
+    $CUBEDUMP "$1/profile.cubex" | awk -F'\t' -v path="$2" '
+        $1 == path { for (i = 3; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }; n++ }
+        END { exit !(n == 1 && v["visits"] == 1 && v["time_incl"] > 0 &&
+                     v["time_incl"] == v["min_time"] && v["time_incl"] == v["max_time"]) }'
+}
 bind_expected() { # $1 = program name
     printf '%s 0 1\nmain 0 1\nouter 0 4\nrounds 0 1\nspin_deep 0 4\nspin_shallow 0 4\n' "$1"
 }
@@ -65,6 +75,31 @@ for prog in busy-lazy busy-cyg; do
         "$(bind_expected $prog; bind_expected $prog)" \
         "$($EVENTS visits $prog.bind/traces.otf2)
 $(profile_visits $prog.bind/profile.cubex | grep -E "^($prog|main|rounds|outer|spin_deep|spin_shallow) ")"
+    check "$prog: main's visit has the samples' time before its enter (mean = min = max)" \
+        one_visit_time $prog.bind $prog/main
+done
+
+# The same below unmeasured callers: main and helper (prehook_main.c) are compiled
+# without instrumentation, work (prehook_work.c, 20 ms) with it, and work's first hook
+# call is the slow binding. The samples before it add main/helper/work; work keeps the
+# one visit its enter counts (at the root, where its hook puts it), not a second one on
+# main/helper/work.
+prehook_expected='helper 0 1
+main 0 1
+mw 0 1
+work 0 1'
+check "build mw: main, helper unmeasured, work measured (plug-in and -finstrument-functions)" \
+    sh -c "gcc -O1 -g -c -o prehook_main.o '$PROGRAMS/sampling/prehook_main.c' &&
+     hp-instrument gcc -O1 -g -Wl,-z,lazy -o mw prehook_main.o '$PROGRAMS/sampling/prehook_work.c' &&
+     hp-instrument --no-plugin gcc -O1 -g -Wl,-z,lazy -o mw-cyg prehook_main.o \
+         '$PROGRAMS/sampling/prehook_work.c'"
+for prog in mw mw-cyg; do
+    check "$prog: run with tracing and sampling, work's first hook call bound slowly" \
+        env LD_PRELOAD="${LD_PRELOAD:+$LD_PRELOAD:}$WORK/slow_bind.so" $SAMPLED \
+        HP_EXPERIMENT_DIRECTORY=$prog.bind ./$prog
+    check_eq "$prog: work visited once (main/helper/work's sampled visit taken back)" \
+        "$(echo "$prehook_expected" | sed "s/^mw /$prog /")" \
+        "$(profile_visits $prog.bind/profile.cubex | grep -E "^($prog|main|helper|work) ")"
 done
 
 # Threads: the same rounds on main and two pthreads at once.

@@ -236,14 +236,17 @@ hp_cct_node *hp_sampling_call_path(hp_location *loc)
  * or prev_count when it is not there. */
 static size_t prehook_depth(const struct hp_sampling *s, uintptr_t fn)
 {
-    for (size_t i = 0; i < s->prev_count; i++) {
-        if (s->prev[i].start == fn)
-            return i;
-        hp_region *r = hp_region_find(s->prev[i].start);
+    /* Plain compares first: with -finstrument-functions this runs on every cache miss of
+     * the hooks, and fn is rarely in the path; the region lookups only when it is. */
+    size_t i = 0;
+    while (i < s->prev_count && s->prev[i].start != fn)
+        i++;
+    for (size_t j = 0; j < i; j++) {
+        hp_region *r = hp_region_find(s->prev[j].start);
         if (r != NULL && r != HP_REGION_FILTERED)
-            break;
+            return s->prev_count;
     }
-    return s->prev_count;
+    return i;
 }
 
 /* Takes back the visit that the samples of the reference path gave fn's activation

@@ -45,8 +45,8 @@ static inline hp_throttle hp_throttle_decide(uint64_t wall_ticks, uint64_t cpu_n
     }
     if (cpu_ns <= interval_ns / 2)
         return t; /* descheduled, not slow */
-    uint64_t cpu_ticks = cpu_ns / interval_ns * interval_ticks +
-                         cpu_ns % interval_ns * interval_ticks / interval_ns;
+    /* in double: the product of two long intervals overflows 64 bits */
+    uint64_t cpu_ticks = (uint64_t)((double)cpu_ns * (double)interval_ticks / (double)interval_ns);
     t.quiet_ticks = 4 * (cpu_ticks < wall_ticks ? cpu_ticks : wall_ticks);
     return t;
 }

@@ -717,7 +717,10 @@ void hp_experiment_set_interrupted(const char *text)
     snprintf(interruption, sizeof(interruption), "%s", text);
 }
 
-/* Writes p into dir (which exists) as profile<suffix>.cubex and summary<suffix>.txt. */
+/* Writes p into dir (which exists) as profile<suffix>.cubex and summary<suffix>.txt. The
+ * Cube file comes last (it appears whole, by a rename): an MPI rank ended by a signal
+ * takes the other ranks' Cube files as the sign that they have written everything
+ * (hp_experiment_wait_for_ranks) and then dies, and hydra then SIGKILLs the rest. */
 static void write_profile_in(const char *dir, const hp_profile *p, const char *suffix)
 {
     char notes[MAX_NOTES][256], name[64];
@@ -732,14 +735,14 @@ static void write_profile_in(const char *dir, const hp_profile *p, const char *s
     /* This process's units: an MPI job's processes run the same program, and a merged
      * profile carries no strings. */
     marked.fallback_units = fallback_note();
-    snprintf(name, sizeof(name), "profile%s.cubex", suffix);
-    write_cube(dir, name, &marked);
     snprintf(name, sizeof(name), "summary%s.txt", suffix);
     write_summary(dir, name, &marked, notes, nnotes);
     write_config(dir);
     write_demoted_filter(dir, p);
     for (size_t i = 0; i < said; i++)
         hp_warn("%s", notes[i]);
+    snprintf(name, sizeof(name), "profile%s.cubex", suffix);
+    write_cube(dir, name, &marked);
 }
 
 void hp_experiment_append_summary(const char *text)

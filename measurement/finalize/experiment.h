@@ -66,7 +66,8 @@ void hp_experiment_set_interrupted(const char *text);
 
 /* Waits (at most max_ms) until profile-rank<r>.cubex of every rank 0..size-1 exists:
  * MPICH's launcher kills every rank with SIGKILL once one rank ends by a signal, so a
- * rank that wrote its profile gives the others time to finish theirs before it dies. */
+ * rank that wrote its profile gives the others time to finish theirs before it dies.
+ * A rank writes its Cube file last: once it exists, the rank's summary is written too. */
 void hp_experiment_wait_for_ranks(int size, int max_ms);
 
 /* Writes a snapshot of the profile so far into <experiment>/snapshot-<number>/ (MPI

@@ -19,10 +19,12 @@ check "build mpi/signal.c uninstrumented" mpicc -O1 -o plain "$MPIPROGS/signal.c
 
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
-# await_file FILE MS : waits until FILE exists, at most MS milliseconds; fails after.
+# await_file FILE MS : waits until FILE has its content (a pid or a status, written at
+# once), at most MS milliseconds; fails after. Existing is not enough: the program creates
+# its pid file before it writes the pid, and `kill $(cat pid.0 pid.1)` then missed rank 1.
 await_file() {
     _end=$(($(now_ms) + $2))
-    until [ -f "$1" ]; do
+    until [ -s "$1" ]; do
         [ "$(now_ms)" -ge "$_end" ] && return 1
         sleep 0.005
     done
@@ -30,9 +32,10 @@ await_file() {
 
 # mpi_job DIR PROGRAM : starts a 2-rank job of PROGRAM in the background, its status into
 # DIR.rc when it ends; waits (up to 30 s) for the ranks' pid files. -disable-auto-cleanup:
-# MPICH's mpiexec otherwise kills the other ranks as soon as one has ended by the signal,
-# and a rank still writing its profile then loses it (about 1 run in 40 here). That is
-# the launcher's doing, left to its own issue; this test checks what each rank does.
+# MPICH's mpiexec otherwise kills the other ranks as soon as one has ended by the signal.
+# Its proxy still SIGKILLs the other ranks then (MPICH 4.0.2, seen with strace): a
+# signalled rank waits for every rank's profile-rank<r>.cubex, which each rank writes
+# last, so no rank loses its summary (it did in about 1 run in 60 under strace).
 mpi_job() {
     rm -f pid.* "$1.rc"
     (HP_DUMP_SIGNAL=USR1 HP_EXPERIMENT_DIRECTORY=$1 timeout -k 5 60 \

@@ -26,11 +26,13 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 0;
     }
-    char name[32];
+    char name[32], tmp[40];
     snprintf(name, sizeof(name), "pid.%d", rank);
-    FILE *f = fopen(name, "w");
+    snprintf(tmp, sizeof(tmp), "tmp-pid.%d", rank); /* not matched by pid.* */
+    FILE *f = fopen(tmp, "w");
     fprintf(f, "%d\n", (int)getpid());
     fclose(f);
+    rename(tmp, name); /* complete when it appears: the tests read it at once */
     if (argc > 1 && strcmp(argv[1], "crash") == 0 && rank == 1)
         *nowhere = 1;
     for (;;)
